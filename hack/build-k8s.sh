@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds Kubernetes control-plane binaries from the Go module proxy into a
+# versioned folder. Usage: build-k8s.sh <outdir> <component>...
+# Components: kube-apiserver etcd kubectl kube-controller-manager kube-scheduler
+# A component whose binary already exists is skipped.
+set -euo pipefail
+out=$1; shift
+here=$(cd "$(dirname "$0")/k8s" && pwd)
+ver=$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$here/go.mod")
+minor=$(echo "$ver" | cut -d. -f2)
+ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${ver} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+for c in "$@"; do
+  if [ -x "$out/$c" ]; then continue; fi
+  case $c in
+    etcd) pkg=go.etcd.io/etcd/server/v3 ;;
+    *) pkg=k8s.io/kubernetes/cmd/$c ;;
+  esac
+  echo "Building $c ($pkg) into $out (first time only, several minutes)"
+  (cd "$here" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$out/$c.tmp" "$pkg")
+  mv "$out/$c.tmp" "$out/$c"
+done
