@@ -169,7 +169,7 @@ KUSTOMIZE_VERSION ?= v5.8.2
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
 
 ## Kubernetes control plane built from the Go module proxy (see hack/k8s/go.mod).
-K8S_VERSION ?= $(shell awk '$$1=="require" && $$2=="k8s.io/kubernetes" {print $$3}' hack/k8s/go.mod)
+K8S_VERSION ?= $(shell awk '{for (i = 1; i < NF; i++) if ($$i == "k8s.io/kubernetes") {print $$(i+1); exit}}' hack/k8s/go.mod)
 K8S_BIN ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
 
 GOLANGCI_LINT_VERSION ?= v2.15.0

@@ -6,7 +6,8 @@
 set -euo pipefail
 out=$1; shift
 here=$(cd "$(dirname "$0")/k8s" && pwd)
-ver=$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$here/go.mod")
+ver=$(awk '{for (i = 1; i < NF; i++) if ($i == "k8s.io/kubernetes") {print $(i+1); exit}}' "$here/go.mod")
+if [ -z "$ver" ]; then echo "k8s.io/kubernetes version not found in $here/go.mod" >&2; exit 1; fi
 minor=$(echo "$ver" | cut -d. -f2)
 ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${ver} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
 mkdir -p "$out"

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -70,7 +71,7 @@ func IsControlledBy(obj metav1.Object, ownerUID types.UID) bool {
 // Into converts a typed object into an apply configuration (or any other
 // JSON-compatible type) through its JSON form. Nulls in obj (such as a
 // zero creationTimestamp) are left out of the result.
-func Into[T any](obj runtime.Object) (*T, error) {
+func Into[T any](obj any) (*T, error) {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %T: %w", obj, err)
@@ -98,8 +99,16 @@ func InSync(desired, live runtime.Object) (bool, error) {
 	}
 	dm, _ := d["metadata"].(map[string]any)
 	lm, _ := l["metadata"].(map[string]any)
-	for _, key := range []string{"labels", "annotations", "ownerReferences"} {
+	for _, key := range []string{"labels", "annotations"} {
 		if !subset(dm[key], lm[key]) {
+			return false, nil
+		}
+	}
+	// Owner references are matched one by one: other owners may be present.
+	want, _ := dm["ownerReferences"].([]any)
+	have, _ := lm["ownerReferences"].([]any)
+	for _, w := range want {
+		if !slices.ContainsFunc(have, func(h any) bool { return subset(w, h) }) {
 			return false, nil
 		}
 	}

@@ -62,8 +62,10 @@ func kubernetesVersion(root string) (string, error) {
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		fields := strings.Fields(s.Text())
-		if len(fields) == 3 && fields[0] == "require" && fields[1] == "k8s.io/kubernetes" {
-			return fields[2], nil
+		for i := 0; i+1 < len(fields); i++ {
+			if fields[i] == "k8s.io/kubernetes" {
+				return fields[i+1], nil
+			}
 		}
 	}
 	return "", errors.New("hack/k8s/go.mod does not require k8s.io/kubernetes")

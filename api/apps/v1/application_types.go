@@ -17,71 +17,203 @@ limitations under the License.
 package v1
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// EDIT THIS FILE!  THIS IS SCAFFOLDING FOR YOU TO OWN!
-// NOTE: json tags are required.  Any new fields you add must have json tags for the fields to be serialized.
-
-// ApplicationSpec defines the desired state of Application
+// ApplicationSpec defines the desired state of an Application: one
+// Deployment and, when it has ports, one Service, both named after the
+// Application.
 type ApplicationSpec struct {
-	// INSERT ADDITIONAL SPEC FIELDS - desired state of cluster
-	// Important: Run "make" to regenerate code after modifying this file
-	// The following markers will use OpenAPI v3 schema to validate the value
-	// More info: https://book.kubebuilder.io/reference/markers/crd-validation.html
-
-	// foo is an example field of Application. Edit application_types.go to remove/update
+	// deployment is the spec of the Deployment the operator keeps in sync.
+	// It has the shape of a Deployment's spec; selector and template labels
+	// may be left out, in which case the operator derives a stable selector
+	// from the Application's name.
 	// +optional
-	Foo *string `json:"foo,omitempty"`
+	Deployment DeploymentTemplate `json:"deployment,omitempty"`
+
+	// service is the spec of the Service exposing the Deployment. No ports,
+	// no Service. When its selector is empty it selects the Deployment's Pods.
+	// +optional
+	Service ServiceTemplate `json:"service,omitempty"`
 }
 
-// ApplicationStatus defines the observed state of Application.
+// DeploymentTemplate has the JSON shape of appsv1.DeploymentSpec. It is
+// spelled out (rather than embedding appsv1.DeploymentSpec) so that selector
+// can be optional: an Application without labels or selector is valid.
+type DeploymentTemplate struct {
+	// replicas is the number of desired Pods. Defaults to 1; the scale
+	// subresource reads and writes it.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=0
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// selector is the label selector of the Deployment's Pods. When omitted,
+	// the operator uses `apps.sunstrider.cn/application: <name>`. A selector
+	// never changes once the Deployment exists.
+	// +optional
+	Selector *metav1.LabelSelector `json:"selector,omitempty"`
+
+	// template describes the Pods. Its labels always receive the selector's
+	// matchLabels.
+	// +optional
+	Template corev1.PodTemplateSpec `json:"template,omitzero"`
+
+	// strategy is the Deployment's strategy for replacing Pods.
+	// +optional
+	Strategy appsv1.DeploymentStrategy `json:"strategy,omitzero"`
+
+	// minReadySeconds is the minimum time a new Pod must be ready to count
+	// as available.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	MinReadySeconds int32 `json:"minReadySeconds,omitempty"`
+
+	// revisionHistoryLimit is the number of old ReplicaSets kept for rollback.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	RevisionHistoryLimit *int32 `json:"revisionHistoryLimit,omitempty"`
+
+	// paused stops the Deployment's rollouts.
+	// +optional
+	Paused bool `json:"paused,omitempty"`
+
+	// progressDeadlineSeconds is how long a rollout may make no progress
+	// before the Deployment reports ProgressDeadlineExceeded (Degraded here).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
+}
+
+// ServiceTemplate is a Service's spec, inline.
+type ServiceTemplate struct {
+	corev1.ServiceSpec `json:",inline"`
+}
+
+// ApplicationStatus is the observed state of an Application. It is computed
+// from the children on every reconcile, never from its previous value.
 type ApplicationStatus struct {
-	// INSERT ADDITIONAL STATUS FIELD - define observed state of cluster
-	// Important: Run "make" to regenerate code after modifying this file
+	// workflow mirrors the Deployment's status.
+	// +optional
+	Workflow WorkflowStatus `json:"workflow,omitzero"`
 
-	// For Kubernetes API conventions, see:
-	// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#typical-status-properties
+	// network mirrors the Service's status.
+	// +optional
+	Network corev1.ServiceStatus `json:"network,omitzero"`
 
-	// conditions represent the current state of the Application resource.
-	// Each condition has a unique type and reflects the status of a specific aspect of the resource.
-	//
-	// Standard condition types include:
-	// - "Available": the resource is fully functional
-	// - "Progressing": the resource is being created or updated
-	// - "Degraded": the resource failed to reach or maintain its desired state
-	//
-	// The status of each condition is one of True, False, or Unknown.
+	// clusterIP is the cluster IP the API server assigned to the Service.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	ClusterIP string `json:"clusterIP,omitempty"`
+
+	// selector is the Deployment's label selector in string form, for the
+	// scale subresource (and so for HorizontalPodAutoscalers).
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Selector string `json:"selector,omitempty"`
+
+	// observedGeneration is the generation of the spec this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions describe the Application: Ready, Available, Progressing and
+	// Degraded. Their reasons are the Reason* constants of this package.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// WorkflowStatus has the JSON shape of appsv1.DeploymentStatus (the seed's
+// `workflow`). It is spelled out because the upstream type marks its
+// conditions a map keyed by an optional field, which a CRD schema rejects.
+type WorkflowStatus struct {
+	// observedGeneration is the Deployment generation the Deployment
+	// controller last observed.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// replicas is the number of Pods targeted by the Deployment.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+	// updatedReplicas is the number of Pods with the current template.
+	// +optional
+	UpdatedReplicas int32 `json:"updatedReplicas,omitempty"`
+	// readyReplicas is the number of ready Pods.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+	// availableReplicas is the number of Pods available for minReadySeconds.
+	// +optional
+	AvailableReplicas int32 `json:"availableReplicas,omitempty"`
+	// unavailableReplicas is the number of Pods still needed for 100% availability.
+	// +optional
+	UnavailableReplicas int32 `json:"unavailableReplicas,omitempty"`
+	// terminatingReplicas is the number of terminating Pods.
+	// +optional
+	TerminatingReplicas *int32 `json:"terminatingReplicas,omitempty"`
+	// conditions are the Deployment's conditions, as it reports them.
+	// +listType=atomic
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []appsv1.DeploymentCondition `json:"conditions,omitempty"`
+	// collisionCount is the Deployment's hash collision count.
+	// +optional
+	CollisionCount *int32 `json:"collisionCount,omitempty"`
+}
+
+// NewWorkflowStatus copies a Deployment's status.
+func NewWorkflowStatus(s *appsv1.DeploymentStatus) WorkflowStatus {
+	s = s.DeepCopy()
+	return WorkflowStatus{
+		ObservedGeneration:  s.ObservedGeneration,
+		Replicas:            s.Replicas,
+		UpdatedReplicas:     s.UpdatedReplicas,
+		ReadyReplicas:       s.ReadyReplicas,
+		AvailableReplicas:   s.AvailableReplicas,
+		UnavailableReplicas: s.UnavailableReplicas,
+		TerminatingReplicas: s.TerminatingReplicas,
+		Conditions:          s.Conditions,
+		CollisionCount:      s.CollisionCount,
+	}
 }
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.deployment.replicas,statuspath=.status.workflow.replicas,selectorpath=.status.selector
+// +kubebuilder:resource:shortName=app
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.workflow.availableReplicas`
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.workflow.replicas`
+// +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.service.type`
+// +kubebuilder:printcolumn:name="Cluster-IP",type=string,JSONPath=`.status.clusterIP`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name must be at most 63 characters: it names the Application's Service"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter): it names the Application's Service"
 
-// Application is the Schema for the applications API
+// Application is one workload: a Deployment and a Service kept in sync with
+// a single object, their status mirrored back.
 type Application struct {
 	metav1.TypeMeta `json:",inline"`
 
-	// metadata is a standard object metadata
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitzero"`
 
-	// spec defines the desired state of Application
-	// +required
-	Spec ApplicationSpec `json:"spec"`
+	// spec is the desired state of the Application.
+	// +optional
+	Spec ApplicationSpec `json:"spec,omitzero"`
 
-	// status defines the observed state of Application
+	// status is the observed state of the Application.
 	// +optional
 	Status ApplicationStatus `json:"status,omitzero"`
 }
 
 // +kubebuilder:object:root=true
 
-// ApplicationList contains a list of Application
+// ApplicationList contains a list of Application.
 type ApplicationList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitzero"`

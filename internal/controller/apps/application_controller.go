@@ -1,63 +1,136 @@
-/*
-Copyright 2026 The sunstrider operator authors.
-
-Licensed under the Apache License, Version 2.0 (the "License");
-you may not use this file except in compliance with the License.
-You may obtain a copy of the License at
-
-    http://www.apache.org/licenses/LICENSE-2.0
-
-Unless required by applicable law or agreed to in writing, software
-distributed under the License is distributed on an "AS IS" BASIS,
-WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-See the License for the specific language governing permissions and
-limitations under the License.
-*/
-
 package apps
 
 import (
 	"context"
+	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	kerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	appsv1 "sunstrider.cn/operator/api/apps/v1"
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
-// ApplicationReconciler reconciles a Application object
+// ApplicationReconciler keeps each Application's Deployment and Service equal
+// to its spec and mirrors their status back.
 type ApplicationReconciler struct {
 	client.Client
-	Scheme *runtime.Scheme
+	// APIReader reads around the cache, to confirm a child is really absent
+	// before creating it.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
 }
 
-// +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications/status,verbs=patch
 // +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications/finalizers,verbs=update
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile is part of the main kubernetes reconciliation loop which aims to
-// move the current state of the cluster closer to the desired state.
-// TODO(user): Modify the Reconcile function to compare the state specified by
-// the Application object against the actual cluster state, and then
-// perform operations to make the cluster state reflect the state specified by
-// the user.
-//
-// For more details, check Reconcile and its Result here:
-// - https://pkg.go.dev/sigs.k8s.io/controller-runtime@v0.25.0/pkg/reconcile
-func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	_ = logf.FromContext(ctx)
-
-	// TODO(user): your logic here
-
-	return ctrl.Result{}, nil
+// applicationScope carries one reconcile's Application and what it observed.
+type applicationScope struct {
+	app *sunappsv1.Application
+	observation
 }
 
-// SetupWithManager sets up the controller with the Manager.
+// Reconcile brings an Application's children in line with its spec and
+// writes its status once, from what it observed.
+func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	app := &sunappsv1.Application{}
+	if err := r.Get(ctx, req.NamespacedName, app); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !app.DeletionTimestamp.IsZero() {
+		// The garbage collector removes the children.
+		return ctrl.Result{}, nil
+	}
+
+	s := &applicationScope{app: app}
+	s.serviceWanted = wantsService(app)
+	var errs []error
+	for _, phase := range []func(context.Context, *applicationScope) error{
+		r.reconcileDeployment,
+		r.reconcileService,
+	} {
+		if err := phase(ctx, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := r.updateStatus(ctx, s); err != nil {
+		errs = append(errs, err)
+	}
+	return ctrl.Result{}, kerrors.NewAggregate(errs)
+}
+
+// updateStatus writes the status computed from s, only when it changed, and
+// records an event when the Application becomes blocked by a conflict.
+func (r *ApplicationReconciler) updateStatus(ctx context.Context, s *applicationScope) error {
+	status := computeStatus(s.app, &s.observation)
+	if equality.Semantic.DeepEqual(s.app.Status, status) {
+		return nil
+	}
+	before := meta.FindStatusCondition(s.app.Status.Conditions, sunappsv1.ConditionReady)
+	after := meta.FindStatusCondition(status.Conditions, sunappsv1.ConditionReady)
+	if after.Reason == sunappsv1.ReasonResourceConflict && (before == nil || before.Reason != after.Reason) {
+		r.Recorder.Eventf(s.app, nil, corev1.EventTypeWarning, sunappsv1.ReasonResourceConflict, "Reconcile", after.Message)
+	}
+	if after.Status == "True" && (before == nil || before.Status != after.Status) {
+		r.Recorder.Eventf(s.app, nil, corev1.EventTypeNormal, sunappsv1.ReasonReady, "Reconcile", after.Message)
+	}
+
+	orig := s.app.DeepCopy()
+	s.app.Status = status
+	if err := r.Status().Patch(ctx, s.app, client.MergeFrom(orig)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing Application status: %w", err)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Wrote Application status", "ready", after.Status, "reason", after.Reason)
+	return nil
+}
+
+// sameNameApplication maps a Deployment or Service to the Application of the
+// same name and namespace, whether or not that Application exists.
+func sameNameApplication(_ context.Context, obj client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(obj)}}
+}
+
+// notControlledByApplication lets through objects no Application controls:
+// Owns already delivers the events of the Application's own children.
+var notControlledByApplication = predicate.NewPredicateFuncs(func(obj client.Object) bool {
+	ref := metav1.GetControllerOfNoCopy(obj)
+	return ref == nil || ref.Kind != "Application" || ref.APIVersion != sunappsv1.GroupVersion.String()
+})
+
+// SetupWithManager registers the controller: Applications trigger it on spec
+// and label changes; every change of a child (status included) does too.
 func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&appsv1.Application{}).
+		For(&sunappsv1.Application{}, builder.WithPredicates(
+			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
+		Owns(&appsv1.Deployment{}).
+		Owns(&corev1.Service{}).
+		// A same-named object in the way: its removal must wake the
+		// Application it blocked.
+		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
+			builder.WithPredicates(notControlledByApplication)).
+		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
+			builder.WithPredicates(notControlledByApplication)).
 		Named("apps-application").
 		Complete(r)
 }

@@ -1,0 +1,544 @@
+package apps
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/apply"
+	"sunstrider.cn/operator/internal/testutil"
+)
+
+const (
+	timeout  = 20 * time.Second
+	interval = 50 * time.Millisecond
+)
+
+func init() {
+	SetDefaultEventuallyTimeout(timeout)
+	SetDefaultEventuallyPollingInterval(interval)
+	SetDefaultConsistentlyPollingInterval(interval)
+}
+
+// loadSample reads config/samples/apps_v1_application.yaml.
+func loadSample(t *testing.T) *sunappsv1.Application {
+	t.Helper()
+	root, err := testutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "config", "samples", "apps_v1_application.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := &sunappsv1.Application{}
+	if err := yaml.Unmarshal(data, app); err != nil {
+		t.Fatal(err)
+	}
+	return app
+}
+
+// seedSample is the seed's nginx-sample exactly as written (no template labels).
+func seedSample(ns string) *sunappsv1.Application {
+	return &sunappsv1.Application{
+		ObjectMeta: metav1.ObjectMeta{Name: "nginx-sample", Namespace: ns, Labels: map[string]string{"app": "nginx"}},
+		Spec: sunappsv1.ApplicationSpec{
+			Deployment: sunappsv1.DeploymentTemplate{
+				Replicas: ptr.To[int32](1),
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nginx"}},
+				Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "nginx", Image: "nginx:1.14.2", Ports: []corev1.ContainerPort{{ContainerPort: 80}},
+				}}}},
+			},
+			Service: sunappsv1.ServiceTemplate{ServiceSpec: corev1.ServiceSpec{
+				Type:  corev1.ServiceTypeNodePort,
+				Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}, // nodePort assigned by the server
+			}},
+		},
+	}
+}
+
+// minimalApp has no labels, no selector and no Service.
+func minimalApp(ns, name string) *sunappsv1.Application {
+	return &sunappsv1.Application{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: sunappsv1.ApplicationSpec{Deployment: sunappsv1.DeploymentTemplate{
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}}},
+		}},
+	}
+}
+
+func getDeployment(g Gomega, app *sunappsv1.Application) *appsv1.Deployment {
+	d := &appsv1.Deployment{}
+	g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(app), d)).To(Succeed())
+	return d
+}
+
+func getService(g Gomega, app *sunappsv1.Application) *corev1.Service {
+	s := &corev1.Service{}
+	g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(app), s)).To(Succeed())
+	return s
+}
+
+func getApp(g Gomega, app *sunappsv1.Application) *sunappsv1.Application {
+	out := &sunappsv1.Application{}
+	g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(app), out)).To(Succeed())
+	return out
+}
+
+func readyCond(g Gomega, app *sunappsv1.Application) *metav1.Condition {
+	c := meta.FindStatusCondition(getApp(g, app).Status.Conditions, sunappsv1.ConditionReady)
+	g.Expect(c).NotTo(BeNil())
+	return c
+}
+
+// markDeploymentAvailable writes, through the status subresource, the status
+// a Deployment controller would report once every replica is available.
+// envtest runs no controller-manager.
+func markDeploymentAvailable(g Gomega, app *sunappsv1.Application) {
+	d := getDeployment(g, app)
+	replicas := ptr.Deref(d.Spec.Replicas, 1)
+	d.Status = appsv1.DeploymentStatus{
+		ObservedGeneration: d.Generation,
+		Replicas:           replicas, UpdatedReplicas: replicas, ReadyReplicas: replicas, AvailableReplicas: replicas,
+		Conditions: []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable",
+				Message: "Deployment has minimum availability.", LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now()},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable",
+				Message: "ReplicaSet has successfully progressed.", LastUpdateTime: metav1.Now(), LastTransitionTime: metav1.Now()},
+		},
+	}
+	g.Expect(k8sClient.Status().Update(context.Background(), d)).To(Succeed())
+}
+
+// expectInvariants checks what every reconciled Application's status holds.
+func expectInvariants(g Gomega, app *sunappsv1.Application) {
+	got := getApp(g, app)
+	g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+	for _, t := range []string{sunappsv1.ConditionReady, sunappsv1.ConditionAvailable, sunappsv1.ConditionProgressing, sunappsv1.ConditionDegraded} {
+		c := meta.FindStatusCondition(got.Status.Conditions, t)
+		g.Expect(c).NotTo(BeNil(), "condition %s", t)
+		g.Expect(c.ObservedGeneration).To(Equal(got.Generation))
+		g.Expect(c.Reason).NotTo(BeEmpty())
+	}
+}
+
+func TestSampleAppliesWithTemplateLabels(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := loadSample(t)
+	app.Namespace = ns
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+
+	// The template labels the seed's CRD rejected are stored, not pruned.
+	g.Expect(getApp(g, app).Spec.Deployment.Template.Labels).To(Equal(map[string]string{"app": "nginx"}))
+
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, app)
+		g.Expect(metav1.IsControlledBy(d, getApp(g, app))).To(BeTrue())
+		g.Expect(d.Spec.Template.Labels).To(HaveKeyWithValue("app", "nginx"))
+		g.Expect(d.Spec.Selector.MatchLabels).To(Equal(map[string]string{"app": "nginx"}))
+		g.Expect(d.Labels).To(HaveKeyWithValue("app", "nginx"))
+		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("nginx:1.14.2"))
+		s := getService(g, app)
+		g.Expect(metav1.IsControlledBy(s, getApp(g, app))).To(BeTrue())
+		g.Expect(s.Spec.Ports[0].NodePort).To(Equal(int32(30080)))
+		g.Expect(s.Spec.Selector).To(Equal(map[string]string{"app": "nginx"}))
+	}).Should(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		c := readyCond(g, app)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonRollingOut))
+	}).Should(Succeed())
+
+	markDeploymentAvailable(g, app)
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app)
+		g.Expect(got.Status.Workflow.AvailableReplicas).To(Equal(int32(1)))
+		g.Expect(got.Status.Selector).To(Equal("app=nginx"))
+		g.Expect(got.Status.ClusterIP).To(Equal(getService(g, app).Spec.ClusterIP))
+		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, sunappsv1.ConditionAvailable)).To(BeTrue())
+		g.Expect(meta.IsStatusConditionFalse(got.Status.Conditions, sunappsv1.ConditionDegraded)).To(BeTrue())
+		expectInvariants(g, app)
+	}).Should(Succeed())
+}
+
+func TestSeedSampleWithoutTemplateLabels(t *testing.T) {
+	g := NewWithT(t)
+	ns := testutil.Namespace(t, k8sClient)
+	app := seedSample(ns)
+	// NodePorts are cluster-wide: the sample test holds 30080.
+	app.Spec.Service.Ports[0].NodePort = 30081
+	g.Expect(k8sClient.Create(context.Background(), app)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, app)
+		g.Expect(d.Spec.Template.Labels).To(Equal(map[string]string{"app": "nginx"}))
+		g.Expect(getService(g, app).Spec.Ports[0].NodePort).To(Equal(int32(30081)))
+	}).Should(Succeed())
+}
+
+func TestNoLabelsNoSelectorNoPorts(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := minimalApp(ns, "plain")
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+
+	want := map[string]string{ApplicationLabel: "plain"}
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, app)
+		g.Expect(d.Spec.Selector.MatchLabels).To(Equal(want))
+		g.Expect(d.Spec.Template.Labels).To(Equal(want))
+		g.Expect(getApp(g, app).Status.Selector).To(Equal(ApplicationLabel + "=plain"))
+	}).Should(Succeed())
+	// No ports, no Service.
+	g.Consistently(func() bool {
+		return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(app), &corev1.Service{}))
+	}, "1s").Should(BeTrue())
+
+	// Ports added: a Service selecting the derived labels.
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app)
+		got.Spec.Service.Ports = []corev1.ServicePort{{Name: "http", Port: 8080}}
+		g.Expect(k8sClient.Update(ctx, got)).To(Succeed())
+	}).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		s := getService(g, app)
+		g.Expect(s.Spec.Selector).To(Equal(want))
+		g.Expect(s.Spec.Ports[0].TargetPort).To(Equal(intstr.FromInt32(8080)))
+		g.Expect(s.Spec.ClusterIP).NotTo(BeEmpty())
+	}).Should(Succeed())
+
+	// Ports removed: the Service the operator made goes away.
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app)
+		got.Spec.Service.Ports = nil
+		g.Expect(k8sClient.Update(ctx, got)).To(Succeed())
+	}).Should(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(app), &corev1.Service{}))
+	}).Should(BeTrue())
+}
+
+func TestSpecChangesReachChildrenAndServerFieldsAreKept(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := seedSample(ns)
+	app.Spec.Service.Ports = append(app.Spec.Service.Ports, corev1.ServicePort{Name: "metrics", Port: 9090})
+	app.Spec.Service.Ports[0].Name = "http"
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+
+	var clusterIP string
+	var metricsNodePort int32
+	g.Eventually(func(g Gomega) {
+		s := getService(g, app)
+		g.Expect(s.Spec.Ports).To(HaveLen(2))
+		clusterIP, metricsNodePort = s.Spec.ClusterIP, s.Spec.Ports[1].NodePort
+		g.Expect(metricsNodePort).NotTo(BeZero())
+	}).Should(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app)
+		got.Spec.Deployment.Replicas = ptr.To[int32](3)
+		got.Spec.Deployment.Template.Spec.Containers[0].Image = "nginx:1.27"
+		got.Spec.Deployment.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "MODE", Value: "prod"}}
+		got.Spec.Service.Ports[0].TargetPort = intstr.FromInt32(8080)
+		got.Labels["tier"] = "web"
+		g.Expect(k8sClient.Update(ctx, got)).To(Succeed())
+	}).Should(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, app)
+		g.Expect(*d.Spec.Replicas).To(Equal(int32(3)))
+		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("nginx:1.27"))
+		g.Expect(d.Spec.Template.Spec.Containers[0].Env).To(ConsistOf(corev1.EnvVar{Name: "MODE", Value: "prod"}))
+		g.Expect(d.Labels).To(HaveKeyWithValue("tier", "web"))
+		s := getService(g, app)
+		g.Expect(s.Spec.Ports[0].TargetPort).To(Equal(intstr.FromInt32(8080)))
+		g.Expect(s.Spec.ClusterIP).To(Equal(clusterIP))
+		g.Expect(s.Spec.Ports[1].NodePort).To(Equal(metricsNodePort))
+	}).Should(Succeed())
+
+	// A field removed from the spec is removed from the child.
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app)
+		got.Spec.Deployment.Template.Spec.Containers[0].Env = nil
+		delete(got.Labels, "tier")
+		g.Expect(k8sClient.Update(ctx, got)).To(Succeed())
+	}).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, app)
+		g.Expect(d.Spec.Template.Spec.Containers[0].Env).To(BeEmpty())
+		g.Expect(d.Labels).NotTo(HaveKey("tier"))
+	}).Should(Succeed())
+}
+
+func TestDriftIsRepairedAndDeletedChildrenRecreated(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := seedSample(ns)
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	g.Eventually(func(g Gomega) { getDeployment(g, app); getService(g, app) }).Should(Succeed())
+
+	// Hand edits of fields the operator owns are put back.
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, app)
+		d.Spec.Replicas = ptr.To[int32](5)
+		d.Spec.Template.Spec.Containers[0].Image = "evil:latest"
+		g.Expect(k8sClient.Update(ctx, d, client.FieldOwner("kubectl-edit"))).To(Succeed())
+	}).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, app)
+		g.Expect(*d.Spec.Replicas).To(Equal(int32(1)))
+		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("nginx:1.14.2"))
+	}).Should(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		s := getService(g, app)
+		s.Spec.Ports[0].TargetPort = intstr.FromInt32(9999)
+		g.Expect(k8sClient.Update(ctx, s, client.FieldOwner("kubectl-edit"))).To(Succeed())
+	}).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(getService(g, app).Spec.Ports[0].TargetPort).To(Equal(intstr.FromInt32(80)))
+	}).Should(Succeed())
+
+	// Deleted children come back.
+	oldDep, oldSvc := getDeployment(g, app).UID, getService(g, app).UID
+	g.Expect(k8sClient.Delete(ctx, getDeployment(g, app))).To(Succeed())
+	g.Expect(k8sClient.Delete(ctx, getService(g, app))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(getDeployment(g, app).UID).NotTo(Equal(oldDep))
+		g.Expect(getService(g, app).UID).NotTo(Equal(oldSvc))
+	}).Should(Succeed())
+}
+
+func TestForeignChildrenAreNeverAdoptedOrOverwritten(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	foreign := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "nginx-sample", Namespace: ns},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"x": "y"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"x": "y"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+			},
+		},
+	}
+	g.Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+	rv := foreign.ResourceVersion
+
+	app := seedSample(ns)
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := readyCond(g, app)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonResourceConflict))
+		g.Expect(c.Message).To(ContainSubstring("Deployment " + ns + "/nginx-sample"))
+	}).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		evs := &eventsv1.EventList{}
+		g.Expect(k8sClient.List(ctx, evs, client.InNamespace(ns))).To(Succeed())
+		g.Expect(evs.Items).To(ContainElement(And(
+			HaveField("Reason", sunappsv1.ReasonResourceConflict),
+			HaveField("Type", corev1.EventTypeWarning),
+			HaveField("Regarding.Name", "nginx-sample"))))
+	}).Should(Succeed())
+
+	// The foreign Deployment is untouched.
+	g.Consistently(func(g Gomega) {
+		d := getDeployment(g, app)
+		g.Expect(d.ResourceVersion).To(Equal(rv))
+		g.Expect(d.OwnerReferences).To(BeEmpty())
+	}, "1s").Should(Succeed())
+
+	// Once it is gone, the Application recovers.
+	g.Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(metav1.IsControlledBy(getDeployment(g, app), getApp(g, app))).To(BeTrue())
+	}).Should(Succeed())
+	markDeploymentAvailable(g, app)
+	g.Eventually(func(g Gomega) {
+		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+	}).Should(Succeed())
+}
+
+func TestForeignServiceIsNeverOverwritten(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	foreign := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "nginx-sample", Namespace: ns},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 1234}}},
+	}
+	g.Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
+	app := seedSample(ns)
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := readyCond(g, app)
+		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonResourceConflict))
+		g.Expect(c.Message).To(ContainSubstring("Service " + ns + "/nginx-sample"))
+	}).Should(Succeed())
+	s := getService(g, app)
+	g.Expect(s.ResourceVersion).To(Equal(foreign.ResourceVersion))
+	g.Expect(s.Spec.Ports[0].Port).To(Equal(int32(1234)))
+}
+
+func TestDegradedFollowsTheDeployment(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := minimalApp(ns, "stuck")
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	g.Eventually(func(g Gomega) { getDeployment(g, app) }).Should(Succeed())
+
+	d := getDeployment(g, app)
+	d.Status = appsv1.DeploymentStatus{
+		ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, UnavailableReplicas: 1,
+		Conditions: []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable", Message: "Deployment does not have minimum availability."},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "stuck-1" has timed out progressing.`},
+		},
+	}
+	g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app)
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, sunappsv1.ConditionDegraded)).To(BeTrue())
+		g.Expect(meta.FindStatusCondition(got.Status.Conditions, sunappsv1.ConditionProgressing).Reason).To(Equal("ProgressDeadlineExceeded"))
+		c := readyCond(g, app)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonDeploymentDegraded))
+		g.Expect(got.Status.Workflow.UnavailableReplicas).To(Equal(int32(1)))
+		expectInvariants(g, app)
+	}).Should(Succeed())
+}
+
+func TestScaleSubresource(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := minimalApp(ns, "scaled")
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	g.Eventually(func(g Gomega) { markDeploymentAvailable(g, app) }).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+	}).Should(Succeed())
+
+	scale := &autoscalingv1.Scale{}
+	g.Expect(k8sClient.SubResource("scale").Get(ctx, app, scale)).To(Succeed())
+	g.Expect(scale.Status.Replicas).To(Equal(int32(1)))
+	g.Expect(scale.Status.Selector).To(Equal(ApplicationLabel + "=scaled"))
+	scale.Spec.Replicas = 3
+	g.Expect(k8sClient.SubResource("scale").Update(ctx, app, client.WithSubResourceBody(scale))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(*getDeployment(g, app).Spec.Replicas).To(Equal(int32(3)))
+	}).Should(Succeed())
+}
+
+func TestSelectorNeverChanges(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := minimalApp(ns, "fixed")
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	g.Eventually(func(g Gomega) { getDeployment(g, app) }).Should(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app)
+		got.Spec.Deployment.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"other": "x"}}
+		got.Spec.Deployment.Template.Labels = map[string]string{"other": "x"}
+		g.Expect(k8sClient.Update(ctx, got)).To(Succeed())
+	}).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := readyCond(g, app)
+		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonSelectorImmutable))
+		g.Expect(c.Message).To(ContainSubstring("spec.deployment.selector"))
+	}).Should(Succeed())
+	g.Expect(getDeployment(g, app).Spec.Selector.MatchLabels).To(Equal(map[string]string{ApplicationLabel: "fixed"}))
+}
+
+func TestInvalidNamesAreRejected(t *testing.T) {
+	ns := testutil.Namespace(t, k8sClient)
+	for _, name := range []string{"1nginx", "nginx.sample", strings.Repeat("a", 64)} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			err := k8sClient.Create(context.Background(), minimalApp(ns, name))
+			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+			g.Expect(err.Error()).To(ContainSubstring("metadata.name"))
+			g.Expect(apierrors.IsNotFound(k8sClient.Get(context.Background(),
+				client.ObjectKey{Namespace: ns, Name: name}, &sunappsv1.Application{}))).To(BeTrue())
+		})
+	}
+}
+
+func TestChildrenCarryOperatorLabels(t *testing.T) {
+	g := NewWithT(t)
+	ns := testutil.Namespace(t, k8sClient)
+	app := minimalApp(ns, "labelled")
+	g.Expect(k8sClient.Create(context.Background(), app)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, app)
+		g.Expect(d.Labels).To(HaveKeyWithValue(apply.ManagedByLabel, apply.ManagedByValue))
+		g.Expect(d.Labels).To(HaveKeyWithValue(ApplicationLabel, "labelled"))
+		g.Expect(d.Annotations).To(HaveKey(apply.HashAnnotation))
+	}).Should(Succeed())
+}
+
+// TestNoWritesAtSteadyState must run last in this file's order of creation
+// of objects: it converges several Applications, then counts the manager's
+// API writes over an idle window, and again after a manager restart.
+func TestNoWritesAtSteadyState(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	apps := []*sunappsv1.Application{seedSample(ns), minimalApp(ns, "quiet")}
+	sample := loadSample(t)
+	sample.Namespace, sample.Name = ns, "sample-quiet"
+	sample.Spec.Service.Ports[0].NodePort = 0
+	apps = append(apps, sample)
+	for _, app := range apps {
+		g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	}
+	for _, app := range apps {
+		g.Eventually(func(g Gomega) { markDeploymentAvailable(g, app) }).Should(Succeed())
+	}
+	for _, app := range apps {
+		g.Eventually(func(g Gomega) {
+			g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+		}).Should(Succeed())
+	}
+
+	writes.Reset()
+	g.Consistently(writes.Total, "3s").Should(BeZero(), "writes at steady state:\n%s", writes)
+
+	stopManager()
+	g.Expect(startManager()).To(Succeed())
+	// The restarted manager reconciles every Application once; none needs a write.
+	g.Consistently(writes.Total, "3s").Should(BeZero(), "writes after restart:\n%s", writes)
+	for _, app := range apps {
+		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+	}
+}

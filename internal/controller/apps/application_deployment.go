@@ -1,0 +1,110 @@
+package apps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/apply"
+)
+
+// reconcileDeployment applies the desired Deployment when the live one
+// differs, and records what it saw in s.
+func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *applicationScope) error {
+	app := s.app
+	live := &appsv1.Deployment{}
+	found, err := r.getChild(ctx, client.ObjectKeyFromObject(app), live)
+	if err != nil {
+		return err
+	}
+	if found && !apply.IsControlledBy(live, app.UID) {
+		s.conflicts = append(s.conflicts, fmt.Sprintf("Deployment %s/%s", live.Namespace, live.Name))
+		// The Service still selects the Pods this Application would have.
+		s.selector, _ = applicationSelector(app, nil)
+		return nil
+	}
+	var existing *appsv1.Deployment
+	if found {
+		existing = live
+	}
+	selector, err := applicationSelector(app, existing)
+	s.selector = selector
+	if errors.Is(err, errSelectorImmutable) {
+		s.deployment = live
+		s.failure = &failure{reason: sunappsv1.ReasonSelectorImmutable, message: err.Error()}
+		return nil
+	}
+
+	desired := desiredDeployment(app, selector)
+	if err := apply.SetHash(desired); err != nil {
+		return err
+	}
+	if found {
+		inSync, err := apply.InSync(desired, live)
+		if err != nil {
+			return err
+		}
+		if inSync {
+			s.deployment = live
+			return nil
+		}
+	}
+
+	cfg, err := apply.Into[appsv1ac.DeploymentApplyConfiguration](desired)
+	if err != nil {
+		return err
+	}
+	cfg.Status = nil
+	if err := r.Apply(ctx, cfg, client.FieldOwner(apply.FieldOwner), client.ForceOwnership); err != nil {
+		if apierrors.IsInvalid(err) {
+			// Retrying cannot help: the spec must change, which triggers a reconcile.
+			s.deployment = existing
+			s.failure = &failure{reason: sunappsv1.ReasonApplyFailed, message: fmt.Sprintf("Deployment rejected: %v", err)}
+			return nil
+		}
+		return fmt.Errorf("applying Deployment %s/%s: %w", app.Namespace, app.Name, err)
+	}
+	applied, err := apply.Into[appsv1.Deployment](cfg)
+	if err != nil {
+		return err
+	}
+	s.deployment = applied
+	r.recordApplied(ctx, app, "Deployment", found)
+	return nil
+}
+
+// getChild reads a child from the cache and, when the cache has none,
+// confirms with the API server: the cache may not see objects the operator
+// did not label, and those must never be overwritten.
+func (r *ApplicationReconciler) getChild(ctx context.Context, key client.ObjectKey, obj client.Object) (bool, error) {
+	err := r.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, obj)
+	}
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	default:
+		return false, fmt.Errorf("reading %T %s: %w", obj, key, err)
+	}
+}
+
+// recordApplied emits a Created or Updated event for a child.
+func (r *ApplicationReconciler) recordApplied(ctx context.Context, app *sunappsv1.Application, kind string, existed bool) {
+	reason, verb := "Created", "created"
+	if existed {
+		reason, verb = "Updated", "updated"
+	}
+	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, reason, "Apply", "%s %s %s", kind, app.Name, verb)
+	ctrl.LoggerFrom(ctx).Info("Applied child", "kind", kind, "name", app.Name, "existed", existed)
+}

@@ -1,0 +1,165 @@
+package apps
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+)
+
+// observation is what one reconcile saw of an Application's children. Status
+// is computed from it alone.
+type observation struct {
+	// deployment is the live Deployment controlled by the Application, or nil.
+	deployment *appsv1.Deployment
+	// service is the live Service controlled by the Application, or nil.
+	service *corev1.Service
+	// serviceWanted is true when the Application asks for a Service.
+	serviceWanted bool
+	// selector is the Deployment's Pod selector.
+	selector *metav1.LabelSelector
+	// conflicts name the objects in the way ("Deployment ns/name").
+	conflicts []string
+	// failure explains why a child could not be applied; reason is one of
+	// the Reason* constants.
+	failure *failure
+}
+
+type failure struct {
+	reason  string
+	message string
+}
+
+// computeStatus returns app's status from what was observed.
+func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.ApplicationStatus {
+	status := sunappsv1.ApplicationStatus{ObservedGeneration: app.Generation}
+	if obs.deployment != nil {
+		status.Workflow = sunappsv1.NewWorkflowStatus(&obs.deployment.Status)
+	}
+	if obs.service != nil {
+		status.Network = *obs.service.Status.DeepCopy()
+		status.ClusterIP = obs.service.Spec.ClusterIP
+	}
+	if obs.selector != nil {
+		status.Selector = metav1.FormatLabelSelector(obs.selector)
+	}
+
+	// Conditions keep their lastTransitionTime while their status holds.
+	status.Conditions = make([]metav1.Condition, 0, 4)
+	for _, set := range []func(*sunappsv1.Application, *observation) metav1.Condition{
+		availableCondition, progressingCondition, degradedCondition, readyCondition,
+	} {
+		c := set(app, obs)
+		c.ObservedGeneration = app.Generation
+		if old := meta.FindStatusCondition(app.Status.Conditions, c.Type); old != nil {
+			status.Conditions = append(status.Conditions, *old)
+		}
+		meta.SetStatusCondition(&status.Conditions, c)
+	}
+	return status
+}
+
+// availableCondition mirrors the Deployment's Available condition.
+func availableCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition {
+	return mirrorDeploymentCondition(obs.deployment, sunappsv1.ConditionAvailable, appsv1.DeploymentAvailable)
+}
+
+// progressingCondition mirrors the Deployment's Progressing condition.
+func progressingCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition {
+	return mirrorDeploymentCondition(obs.deployment, sunappsv1.ConditionProgressing, appsv1.DeploymentProgressing)
+}
+
+func mirrorDeploymentCondition(d *appsv1.Deployment, condType string, from appsv1.DeploymentConditionType) metav1.Condition {
+	if d == nil {
+		return metav1.Condition{Type: condType, Status: metav1.ConditionFalse,
+			Reason: sunappsv1.ReasonDeploymentMissing, Message: "The Deployment does not exist"}
+	}
+	c := deploymentCondition(d, from)
+	if c == nil {
+		return metav1.Condition{Type: condType, Status: metav1.ConditionUnknown,
+			Reason: sunappsv1.ReasonStatusUnknown, Message: fmt.Sprintf("The Deployment reports no %s condition yet", from)}
+	}
+	reason := c.Reason
+	if reason == "" {
+		reason = sunappsv1.ReasonStatusUnknown
+	}
+	return metav1.Condition{Type: condType, Status: metav1.ConditionStatus(c.Status), Reason: reason, Message: c.Message}
+}
+
+// degradedCondition is True when the Deployment cannot make progress or
+// cannot create its Pods.
+func degradedCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition {
+	if msg, degraded := deploymentDegraded(obs.deployment); degraded {
+		return metav1.Condition{Type: sunappsv1.ConditionDegraded, Status: metav1.ConditionTrue,
+			Reason: sunappsv1.ReasonDeploymentDegraded, Message: msg}
+	}
+	return metav1.Condition{Type: sunappsv1.ConditionDegraded, Status: metav1.ConditionFalse,
+		Reason: sunappsv1.ReasonAsExpected, Message: "The Deployment reports no failure"}
+}
+
+func deploymentDegraded(d *appsv1.Deployment) (string, bool) {
+	if d == nil {
+		return "", false
+	}
+	if c := deploymentCondition(d, appsv1.DeploymentProgressing); c != nil &&
+		c.Status == corev1.ConditionFalse && c.Reason == sunappsv1.ReasonProgressDeadlineExceeded {
+		return "ProgressDeadlineExceeded: " + c.Message, true
+	}
+	if c := deploymentCondition(d, appsv1.DeploymentReplicaFailure); c != nil && c.Status == corev1.ConditionTrue {
+		return "ReplicaFailure: " + c.Message, true
+	}
+	return "", false
+}
+
+// readyCondition summarises the Application: True only when every child is
+// in place, controlled by it, rolled out and available.
+func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition {
+	notReady := func(reason, msg string) metav1.Condition {
+		return metav1.Condition{Type: sunappsv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, Message: msg}
+	}
+	switch {
+	case len(obs.conflicts) > 0:
+		return notReady(sunappsv1.ReasonResourceConflict, fmt.Sprintf(
+			"%s exists and is not controlled by this Application; the operator leaves it untouched",
+			strings.Join(obs.conflicts, " and ")))
+	case obs.failure != nil:
+		return notReady(obs.failure.reason, obs.failure.message)
+	case obs.deployment == nil:
+		return notReady(sunappsv1.ReasonDeploymentMissing, "The Deployment does not exist")
+	case obs.serviceWanted && obs.service == nil:
+		return notReady(sunappsv1.ReasonApplyFailed, "The Service does not exist")
+	}
+	d := obs.deployment
+	if msg, degraded := deploymentDegraded(d); degraded {
+		return notReady(sunappsv1.ReasonDeploymentDegraded, msg)
+	}
+	replicas := int32(1)
+	if d.Spec.Replicas != nil {
+		replicas = *d.Spec.Replicas
+	}
+	if d.Status.ObservedGeneration < d.Generation || d.Status.UpdatedReplicas < replicas {
+		return notReady(sunappsv1.ReasonRollingOut, fmt.Sprintf(
+			"The Deployment is rolling out: %d of %d Pods updated", d.Status.UpdatedReplicas, replicas))
+	}
+	if c := deploymentCondition(d, appsv1.DeploymentAvailable); c == nil || c.Status != corev1.ConditionTrue ||
+		d.Status.AvailableReplicas < replicas {
+		return notReady(sunappsv1.ReasonDeploymentUnavailable, fmt.Sprintf(
+			"%d of %d Pods available", d.Status.AvailableReplicas, replicas))
+	}
+	return metav1.Condition{Type: sunappsv1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: sunappsv1.ReasonReady, Message: fmt.Sprintf("%d of %d Pods available", d.Status.AvailableReplicas, replicas)}
+}
+
+func deploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
+	for i := range d.Status.Conditions {
+		if d.Status.Conditions[i].Type == t {
+			return &d.Status.Conditions[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package apps
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+)
+
+func deployment(replicas int32, status appsv1.DeploymentStatus) *appsv1.Deployment {
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Generation: 2},
+		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(replicas)},
+		Status:     status,
+	}
+}
+
+func cond(t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason string) appsv1.DeploymentCondition {
+	return appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason}
+}
+
+var (
+	available   = cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable")
+	unavailable = cond(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable")
+	progressed  = cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable")
+	deadline    = cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded")
+	quotaFail   = cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate")
+)
+
+func TestComputeStatusConditions(t *testing.T) {
+	healthy := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
+		Conditions: []appsv1.DeploymentCondition{available, progressed}}
+	tests := []struct {
+		name            string
+		obs             observation
+		wantReady       metav1.ConditionStatus
+		wantReason      string
+		wantAvailable   metav1.ConditionStatus
+		wantProgressing metav1.ConditionStatus
+		wantDegraded    metav1.ConditionStatus
+	}{
+		{name: "no Deployment", obs: observation{},
+			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentMissing,
+			wantAvailable: "False", wantProgressing: "False", wantDegraded: "False"},
+		{name: "conflict wins over everything", obs: observation{deployment: deployment(2, healthy), conflicts: []string{"Service ns/web"}},
+			wantReady: "False", wantReason: sunappsv1.ReasonResourceConflict,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+		{name: "apply failure", obs: observation{deployment: deployment(2, healthy), failure: &failure{reason: sunappsv1.ReasonApplyFailed, message: "x"}},
+			wantReady: "False", wantReason: sunappsv1.ReasonApplyFailed,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+		{name: "Deployment controller has not seen the new generation",
+			obs:       observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 1})},
+			wantReady: "False", wantReason: sunappsv1.ReasonRollingOut,
+			wantAvailable: "Unknown", wantProgressing: "Unknown", wantDegraded: "False"},
+		{name: "rolling out", obs: observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{available, progressed}})},
+			wantReady: "False", wantReason: sunappsv1.ReasonRollingOut,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+		{name: "unavailable", obs: observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{unavailable, progressed}})},
+			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentUnavailable,
+			wantAvailable: "False", wantProgressing: "True", wantDegraded: "False"},
+		{name: "progress deadline exceeded", obs: observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2,
+			Conditions: []appsv1.DeploymentCondition{unavailable, deadline}})},
+			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentDegraded,
+			wantAvailable: "False", wantProgressing: "False", wantDegraded: "True"},
+		{name: "replica failure", obs: observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
+			Conditions: []appsv1.DeploymentCondition{available, progressed, quotaFail}})},
+			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentDegraded,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "True"},
+		{name: "Service wanted but missing", obs: observation{deployment: deployment(2, healthy), serviceWanted: true},
+			wantReady: "False", wantReason: sunappsv1.ReasonApplyFailed,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+		{name: "ready", obs: observation{deployment: deployment(2, healthy), serviceWanted: true, service: &corev1.Service{}},
+			wantReady: "True", wantReason: sunappsv1.ReasonReady,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Generation: 7}}
+			st := computeStatus(app, &tt.obs)
+			g.Expect(st.ObservedGeneration).To(Equal(int64(7)))
+			g.Expect(st.Conditions).To(HaveLen(4))
+			for _, c := range st.Conditions {
+				g.Expect(c.ObservedGeneration).To(Equal(int64(7)))
+				g.Expect(c.Reason).NotTo(BeEmpty())
+			}
+			ready := meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionReady)
+			g.Expect(ready.Status).To(Equal(tt.wantReady))
+			g.Expect(ready.Reason).To(Equal(tt.wantReason))
+			g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionAvailable).Status).To(Equal(tt.wantAvailable))
+			g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionProgressing).Status).To(Equal(tt.wantProgressing))
+			g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionDegraded).Status).To(Equal(tt.wantDegraded))
+		})
+	}
+}
+
+func TestComputeStatusKeepsTransitionTimeAndMirrorsChildren(t *testing.T) {
+	g := NewWithT(t)
+	then := metav1.NewTime(metav1.Now().Add(-3600e9).Truncate(1e9))
+	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	app.Status.Conditions = []metav1.Condition{{Type: sunappsv1.ConditionReady, Status: "False",
+		Reason: sunappsv1.ReasonDeploymentMissing, LastTransitionTime: then}}
+	st := computeStatus(app, &observation{
+		selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "nginx"}},
+		service:  &corev1.Service{Spec: corev1.ServiceSpec{ClusterIP: "10.0.0.7"}},
+	})
+	g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionReady).LastTransitionTime).To(Equal(then))
+	g.Expect(st.Selector).To(Equal("app=nginx"))
+	g.Expect(st.ClusterIP).To(Equal("10.0.0.7"))
+	g.Expect(st.Workflow).To(Equal(sunappsv1.WorkflowStatus{}))
+}
