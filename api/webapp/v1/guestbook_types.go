@@ -21,48 +21,110 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// EDIT THIS FILE!  THIS IS SCAFFOLDING FOR YOU TO OWN!
-// NOTE: json tags are required.  Any new fields you add must have json tags for the fields to be serialized.
+// GuestbookAlias is the kind of entry a guestbook records.
+// +kubebuilder:validation:Enum=Phone;Address;Name
+type GuestbookAlias string
 
-// GuestbookSpec defines the desired state of Guestbook
+const (
+	// AliasPhone makes the guestbook record phone numbers.
+	AliasPhone GuestbookAlias = "Phone"
+	// AliasAddress makes the guestbook record addresses.
+	AliasAddress GuestbookAlias = "Address"
+	// AliasName makes the guestbook record names.
+	AliasName GuestbookAlias = "Name"
+)
+
+// DefaultNamespace is the namespace holding a Guestbook's workload when
+// spec.namespace is not set.
+const DefaultNamespace = "default"
+
+// GuestbookSpec defines the desired state of Guestbook: an active/standby
+// group of guestbook instances in one namespace, one of which serves.
 type GuestbookSpec struct {
-	// INSERT ADDITIONAL SPEC FIELDS - desired state of cluster
-	// Important: Run "make" to regenerate code after modifying this file
-	// The following markers will use OpenAPI v3 schema to validate the value
-	// More info: https://book.kubebuilder.io/reference/markers/crd-validation.html
+	// size is the number of guestbook instances, the active one included.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=10
+	// +required
+	Size int32 `json:"size"`
 
-	// foo is an example field of Guestbook. Edit guestbook_types.go to remove/update
+	// configMapName is the name of the ConfigMap, in spec.namespace, holding
+	// the guestbook configuration. When it does not exist the operator
+	// creates it with default settings (and deletes it with the Guestbook);
+	// an existing ConfigMap is used as it is and never changed. Changing its
+	// data restarts the instances.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=15
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +required
+	ConfigMapName string `json:"configMapName"`
+
+	// alias is the kind of entry the guestbook records, passed to every
+	// instance in the GUESTBOOK_ALIAS environment variable. When unset the
+	// variable is not set and the application default applies.
 	// +optional
-	Foo *string `json:"foo,omitempty"`
+	Type GuestbookAlias `json:"alias,omitempty"`
+
+	// namespace is the namespace holding the guestbook's workload
+	// (StatefulSet, Service, ConfigMap). It must exist; it is not created.
+	// It cannot be changed once set.
+	// +kubebuilder:default=default
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="namespace is immutable"
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // GuestbookStatus defines the observed state of Guestbook.
 type GuestbookStatus struct {
-	// INSERT ADDITIONAL STATUS FIELD - define observed state of cluster
-	// Important: Run "make" to regenerate code after modifying this file
+	// active is the name of the Pod of the active instance, the one the
+	// Service sends traffic to. Empty when no instance is ready.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Active string `json:"active,omitempty"`
 
-	// For Kubernetes API conventions, see:
-	// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#typical-status-properties
+	// standby lists the names of the Pods of the other instances, by ordinal.
+	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:items:MaxLength=253
+	// +listType=atomic
+	// +optional
+	Standby []string `json:"standby,omitempty"`
 
-	// conditions represent the current state of the Guestbook resource.
-	// Each condition has a unique type and reflects the status of a specific aspect of the resource.
-	//
-	// Standard condition types include:
-	// - "Available": the resource is fully functional
-	// - "Progressing": the resource is being created or updated
-	// - "Degraded": the resource failed to reach or maintain its desired state
-	//
-	// The status of each condition is one of True, False, or Unknown.
+	// readyReplicas is the number of instances whose Pod is Ready.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// observedGeneration is the metadata.generation this status was computed
+	// from.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions describe the state of the Guestbook. "Ready" is True when
+	// every instance is ready and one of them is active; "Available" is True
+	// when an active instance serves. See guestbook_conditions.go for the
+	// reasons.
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Cluster,shortName=gb
+// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=`.spec.size`
+// +kubebuilder:printcolumn:name="Active",type=string,JSONPath=`.status.active`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 52 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label of at most 52 characters (it names the StatefulSet and the Service)"
 
-// Guestbook is the Schema for the guestbooks API
+// Guestbook is an active/standby guestbook: a StatefulSet of spec.size
+// instances in spec.namespace of which exactly one ready instance is active
+// and receives the traffic of the Service of the same name.
 type Guestbook struct {
 	metav1.TypeMeta `json:",inline"`
 

@@ -14,50 +14,171 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package webapp holds the controller of the webapp.my.domain API group:
+// the Guestbook, an active/standby group of guestbook instances.
 package webapp
 
 import (
 	"context"
+	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/apply"
 )
 
-// GuestbookReconciler reconciles a Guestbook object
+// GuestbookReconciler reconciles a Guestbook object: it runs the instances
+// in a StatefulSet, keeps exactly one ready instance active behind the
+// Service, and reports what it saw in the status.
 type GuestbookReconciler struct {
 	client.Client
-	Scheme *runtime.Scheme
+	// APIReader reads from the API server, bypassing the cache: it confirms
+	// that a child is absent before creating it and gives the fresh view of
+	// the Pods the relabelling acts on.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+	// Image is the guestbook image; DefaultGuestbookImage when empty.
+	Image string
 }
 
-// +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks/status,verbs=get;update;patch
+// Guestbooks are read from the cache only. Setting blockOwnerDeletion on the
+// children's owner references needs update on guestbooks/finalizers.
+// Children: get is the uncached confirmation before a create; create and
+// patch are the server-side apply that creates or updates them. Pods: the
+// uncached list before relabelling, and the role label patch.
+// +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks,verbs=list;watch
+// +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks/status,verbs=patch
 // +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks/finalizers,verbs=update
+// +kubebuilder:rbac:groups=apps,resources=statefulsets,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch;patch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile is part of the main kubernetes reconciliation loop which aims to
-// move the current state of the cluster closer to the desired state.
-// TODO(user): Modify the Reconcile function to compare the state specified by
-// the Guestbook object against the actual cluster state, and then
-// perform operations to make the cluster state reflect the state specified by
-// the user.
-//
-// For more details, check Reconcile and its Result here:
-// - https://pkg.go.dev/sigs.k8s.io/controller-runtime@v0.25.0/pkg/reconcile
+// Reconcile observes a Guestbook and its workload, acts to make the workload
+// match the spec, and writes the status computed from what it observed.
 func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	_ = logf.FromContext(ctx)
+	gb := &webappv1.Guestbook{}
+	if err := r.Get(ctx, req.NamespacedName, gb); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !gb.DeletionTimestamp.IsZero() {
+		// The garbage collector removes the children through their owner
+		// references.
+		return ctrl.Result{}, nil
+	}
 
-	// TODO(user): your logic here
+	obs, err := r.reconcileWorkload(ctx, gb)
+	if apierrors.IsConflict(err) {
+		// A Pod changed between the read and the relabelling: its newer
+		// version is on its way through the watch and triggers a new
+		// reconcile, which acts on it.
+		ctrl.LoggerFrom(ctx).V(1).Info("Pod changed while relabelling, waiting for its event", "error", err.Error())
+		return ctrl.Result{}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 
-	return ctrl.Result{}, nil
+	orig := gb.DeepCopy()
+	setStatus(gb, obs)
+	r.recordProblems(orig, gb)
+	return ctrl.Result{}, r.patchStatus(ctx, orig, gb)
+}
+
+// reconcileWorkload runs the phases in order; a missing namespace or a
+// conflict stops them.
+func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv1.Guestbook) (observation, error) {
+	obs := observation{namespace: namespaceOf(gb), size: gb.Spec.Size}
+
+	exists, err := r.namespaceExists(ctx, obs.namespace)
+	if err != nil || !exists {
+		obs.namespaceMissing = !exists
+		return obs, err
+	}
+
+	checksum, err := r.reconcileConfigMap(ctx, gb)
+	if err != nil {
+		return obs, err
+	}
+
+	sts, err := desiredStatefulSet(gb, r.Image, checksum)
+	if err != nil {
+		return obs, err
+	}
+	if obs.conflict, err = r.ensureChild(ctx, gb, sts, &appsv1.StatefulSet{}); err != nil || obs.conflict != "" {
+		return obs, err
+	}
+
+	svc, err := desiredService(gb)
+	if err != nil {
+		return obs, err
+	}
+	if obs.conflict, err = r.ensureChild(ctx, gb, svc, &corev1.Service{}); err != nil || obs.conflict != "" {
+		return obs, err
+	}
+
+	pods := &corev1.PodList{}
+	if err := r.List(ctx, pods, client.InNamespace(obs.namespace), client.MatchingLabels{LabelGuestbook: gb.Name}); err != nil {
+		return obs, fmt.Errorf("listing pods of guestbook %s: %w", gb.Name, err)
+	}
+	elected, err := r.reconcileRoles(ctx, gb, pods.Items)
+	if err != nil {
+		return obs, err
+	}
+	obs.instances, obs.active, obs.standby = elected.instances, elected.active, elected.standby
+	return obs, nil
+}
+
+// recordProblems emits a Warning event when gb enters a conflict or loses
+// its namespace, once per transition.
+func (r *GuestbookReconciler) recordProblems(orig, gb *webappv1.Guestbook) {
+	now := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionReady)
+	switch now.Reason {
+	case webappv1.ReasonResourceConflict, webappv1.ReasonNamespaceNotFound:
+	default:
+		return
+	}
+	before := meta.FindStatusCondition(orig.Status.Conditions, webappv1.ConditionReady)
+	if before != nil && before.Reason == now.Reason && before.Message == now.Message {
+		return
+	}
+	r.Recorder.Eventf(gb, nil, corev1.EventTypeWarning, now.Reason, "Reconcile", "%s", now.Message)
 }
 
 // SetupWithManager sets up the controller with the Manager.
 func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorder(apply.FieldOwner)
+	}
+	if err := setupIndexes(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&webappv1.Guestbook{}).
+		Owns(&appsv1.StatefulSet{}).
+		Owns(&corev1.Service{}).
+		Owns(&corev1.ConfigMap{}).
+		// A ConfigMap the Guestbook uses but does not own.
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForConfigMap)).
+		// Pods are made by the StatefulSet controller: map them back by label.
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(guestbookForPod)).
+		// A namespace created (or deleted) after its Guestbooks.
+		WatchesMetadata(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForNamespace)).
 		Named("webapp-guestbook").
 		Complete(r)
 }

@@ -1,0 +1,374 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package webapp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/apply"
+	"sunstrider.cn/operator/internal/testutil"
+)
+
+func TestGuestbookCreatesChildren(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	gb := newGuestbook("gb-children", ns, 2, "gb-conf")
+	createGuestbook(t, g, gb)
+
+	// The missing ConfigMap is created with defaults, owned by the Guestbook.
+	cm := &corev1.ConfigMap{}
+	g.Eventually(func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "gb-conf"}, cm)
+	}).Should(Succeed())
+	g.Expect(apply.IsControlledBy(cm, gb.UID)).To(BeTrue())
+	g.Expect(cm.Data).To(Equal(defaultConfig))
+
+	sts := waitForStatefulSet(g, ns, gb.Name)
+	g.Expect(apply.IsControlledBy(sts, gb.UID)).To(BeTrue())
+	g.Expect(*sts.Spec.Replicas).To(Equal(int32(2)))
+	c := sts.Spec.Template.Spec.Containers[0]
+	g.Expect(c.Image).To(Equal(testImage))
+	g.Expect(c.Env).To(ContainElement(corev1.EnvVar{Name: EnvAlias, Value: "Phone"}))
+	g.Expect(sts.Spec.Template.Annotations).To(HaveKeyWithValue(AnnotationConfigChecksum, configChecksum(defaultConfig, nil)))
+
+	svc := &corev1.Service{}
+	g.Eventually(func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: gb.Name}, svc)
+	}).Should(Succeed())
+	g.Expect(apply.IsControlledBy(svc, gb.UID)).To(BeTrue())
+	g.Expect(svc.Spec.Selector).To(HaveKeyWithValue(LabelRole, RoleActive))
+	g.Expect(svc.Spec.Selector).To(HaveKeyWithValue(LabelGuestbook, gb.Name))
+
+	g.Eventually(func(g Gomega) {
+		got := getGuestbook(g, gb.Name)
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+		ready := condition(g, gb.Name, webappv1.ConditionReady)
+		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(ready.Reason).To(Equal(webappv1.ReasonInstancesNotReady))
+		available := condition(g, gb.Name, webappv1.ConditionAvailable)
+		g.Expect(available.Reason).To(Equal(webappv1.ReasonNoReadyInstance))
+	}).Should(Succeed())
+
+	// The created ConfigMap is the user's to edit: the change rolls the
+	// instances and is not reverted.
+	cm.Data = map[string]string{"guestbook.conf": "title=Edited\n"}
+	g.Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(sts), sts)).To(Succeed())
+		g.Expect(sts.Spec.Template.Annotations).To(HaveKeyWithValue(AnnotationConfigChecksum, configChecksum(cm.Data, nil)))
+	}).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		got := &corev1.ConfigMap{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), got)).To(Succeed())
+		g.Expect(got.Data).To(Equal(cm.Data))
+	}).Should(Succeed())
+}
+
+func TestGuestbookUsesForeignConfigMapReadOnly(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "their-conf", Namespace: ns},
+		Data:       map[string]string{"guestbook.conf": "title=Theirs\n"},
+	}
+	g.Expect(k8sClient.Create(ctx, cm)).To(Succeed())
+	gb := newGuestbook("gb-foreign", ns, 1, "their-conf")
+	createGuestbook(t, g, gb)
+
+	sts := waitForStatefulSet(g, ns, gb.Name)
+	g.Expect(sts.Spec.Template.Annotations).To(HaveKeyWithValue(AnnotationConfigChecksum, configChecksum(cm.Data, nil)))
+	g.Eventually(func(g Gomega) {
+		g.Expect(getGuestbook(g, gb.Name).Status.Conditions).NotTo(BeEmpty())
+	}).Should(Succeed())
+
+	expectUntouched := func(g Gomega, want *corev1.ConfigMap) {
+		got := &corev1.ConfigMap{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(want), got)).To(Succeed())
+		g.Expect(got.ResourceVersion).To(Equal(want.ResourceVersion))
+		g.Expect(got.OwnerReferences).To(BeEmpty())
+		for _, mf := range got.ManagedFields {
+			g.Expect(mf.Manager).NotTo(Equal(apply.FieldOwner))
+		}
+	}
+	g.Consistently(func(g Gomega) { expectUntouched(g, cm) }).Should(Succeed())
+
+	// A change of the foreign data rolls the instances.
+	cm.Data["guestbook.conf"] = "title=Theirs, edited\n"
+	g.Expect(k8sClient.Update(ctx, cm)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(sts), sts)).To(Succeed())
+		g.Expect(sts.Spec.Template.Annotations).To(HaveKeyWithValue(AnnotationConfigChecksum, configChecksum(cm.Data, nil)))
+	}).Should(Succeed())
+	g.Consistently(func(g Gomega) { expectUntouched(g, cm) }).Should(Succeed())
+}
+
+func TestGuestbookScales(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	gb := newGuestbook("gb-scale", ns, 2, "scale-conf")
+	createGuestbook(t, g, gb)
+	sts := waitForStatefulSet(g, ns, gb.Name)
+	g.Expect(*sts.Spec.Replicas).To(Equal(int32(2)))
+
+	patch := client.MergeFrom(gb.DeepCopy())
+	gb.Spec.Size = 4
+	g.Expect(k8sClient.Patch(ctx, gb, patch)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(sts), sts)).To(Succeed())
+		g.Expect(*sts.Spec.Replicas).To(Equal(int32(4)))
+	}).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := getGuestbook(g, gb.Name)
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+		g.Expect(condition(g, gb.Name, webappv1.ConditionReady).Message).To(ContainSubstring("of 4 instances"))
+	}).Should(Succeed())
+}
+
+func TestGuestbookElectionAndFailover(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	gb := newGuestbook("gb-elect", ns, 3, "elect-conf")
+	createGuestbook(t, g, gb)
+	sts := waitForStatefulSet(g, ns, gb.Name)
+	mostActives := watchMostActives(t, g, ns, gb.Name)
+	createPods(g, sts, 0, 1, 2)
+
+	// No instance is ready: all standby, none active.
+	expectRoles(g, ns, gb.Name, "", "gb-elect-0", "gb-elect-1", "gb-elect-2")
+	g.Expect(condition(g, gb.Name, webappv1.ConditionAvailable).Status).To(Equal(metav1.ConditionFalse))
+
+	// The first ready instance becomes active.
+	setReady(g, ns, "gb-elect-1", true)
+	expectRoles(g, ns, gb.Name, "gb-elect-1", "gb-elect-0", "gb-elect-2")
+	g.Eventually(func(g Gomega) {
+		c := condition(g, gb.Name, webappv1.ConditionAvailable)
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Message).To(ContainSubstring("gb-elect-1"))
+	}).Should(Succeed())
+
+	// More ready instances do not move the active one.
+	setReady(g, ns, "gb-elect-0", true)
+	setReady(g, ns, "gb-elect-2", true)
+	g.Eventually(func(g Gomega) {
+		got := getGuestbook(g, gb.Name)
+		g.Expect(got.Status.ReadyReplicas).To(Equal(int32(3)))
+		c := condition(g, gb.Name, webappv1.ConditionReady)
+		g.Expect(c.Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(c.Reason).To(Equal(webappv1.ReasonInstancesReady))
+	}).Should(Succeed())
+	expectRoles(g, ns, gb.Name, "gb-elect-1", "gb-elect-0", "gb-elect-2")
+
+	// The active instance stops being ready: the lowest ready standby is
+	// promoted.
+	setReady(g, ns, "gb-elect-1", false)
+	expectRoles(g, ns, gb.Name, "gb-elect-0", "gb-elect-1", "gb-elect-2")
+	g.Eventually(func(g Gomega) {
+		c := condition(g, gb.Name, webappv1.ConditionReady)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(webappv1.ReasonInstancesNotReady))
+		g.Expect(condition(g, gb.Name, webappv1.ConditionAvailable).Status).To(Equal(metav1.ConditionTrue))
+	}).Should(Succeed())
+
+	// The active Pod disappears: the next ready standby is promoted.
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gb-elect-0"}}
+	g.Expect(k8sClient.Delete(ctx, pod, client.GracePeriodSeconds(0))).To(Succeed())
+	expectRoles(g, ns, gb.Name, "gb-elect-2", "gb-elect-1")
+
+	// The instance that failed recovers: it stays standby.
+	setReady(g, ns, "gb-elect-1", true)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getGuestbook(g, gb.Name).Status.ReadyReplicas).To(Equal(int32(2)))
+	}).Should(Succeed())
+	expectRoles(g, ns, gb.Name, "gb-elect-2", "gb-elect-1")
+
+	// No instance is ready any more: none is active.
+	setReady(g, ns, "gb-elect-1", false)
+	setReady(g, ns, "gb-elect-2", false)
+	expectRoles(g, ns, gb.Name, "", "gb-elect-1", "gb-elect-2")
+	g.Eventually(func(g Gomega) {
+		g.Expect(condition(g, gb.Name, webappv1.ConditionAvailable).Reason).To(Equal(webappv1.ReasonNoReadyInstance))
+	}).Should(Succeed())
+
+	// Never two actives at once, and one event per promotion (gb-elect-1,
+	// gb-elect-0, gb-elect-2).
+	g.Expect(mostActives()).To(Equal(1))
+	g.Eventually(func(g Gomega) {
+		g.Expect(eventsFor(g, gb.Name, "Promoted")).To(HaveLen(3))
+	}).Should(Succeed())
+}
+
+func TestGuestbookWaitsForMissingNamespace(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := "gb-later"
+	gb := newGuestbook("gb-later", ns, 1, "later-conf")
+	createGuestbook(t, g, gb)
+
+	g.Eventually(func(g Gomega) {
+		for _, ct := range []string{webappv1.ConditionReady, webappv1.ConditionAvailable} {
+			c := condition(g, gb.Name, ct)
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal(webappv1.ReasonNamespaceNotFound))
+			g.Expect(c.Message).To(ContainSubstring(ns))
+		}
+	}).Should(Succeed())
+
+	g.Expect(k8sClient.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+	waitForStatefulSet(g, ns, gb.Name)
+	g.Eventually(func(g Gomega) {
+		g.Expect(condition(g, gb.Name, webappv1.ConditionReady).Reason).To(Equal(webappv1.ReasonInstancesNotReady))
+	}).Should(Succeed())
+}
+
+func TestGuestbookLeavesForeignStatefulSetAlone(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	labels := map[string]string{"app": "theirs"}
+	theirs := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "gb-taken", Namespace: ns},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas: new(int32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/theirs:1"}}},
+			},
+		},
+	}
+	g.Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
+	gb := newGuestbook("gb-taken", ns, 2, "taken-conf")
+	createGuestbook(t, g, gb)
+
+	g.Eventually(func(g Gomega) {
+		c := condition(g, gb.Name, webappv1.ConditionReady)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(webappv1.ReasonResourceConflict))
+		g.Expect(c.Message).To(ContainSubstring("StatefulSet " + ns + "/gb-taken"))
+	}).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		got := &appsv1.StatefulSet{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(theirs), got)).To(Succeed())
+		g.Expect(got.ResourceVersion).To(Equal(theirs.ResourceVersion))
+		g.Expect(got.OwnerReferences).To(BeEmpty())
+		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: gb.Name}, &corev1.Service{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "nothing is made past the conflict")
+	}).Should(Succeed())
+	// One Warning for the transition, not one per reconcile.
+	g.Eventually(func(g Gomega) {
+		g.Expect(eventsFor(g, gb.Name, webappv1.ReasonResourceConflict)).To(HaveLen(1))
+	}).Should(Succeed())
+	g.Expect(eventsFor(g, gb.Name, webappv1.ReasonResourceConflict)[0].Type).To(Equal(corev1.EventTypeWarning))
+}
+
+func TestGuestbookSchemaRejectsInvalidSpecs(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*webappv1.Guestbook)
+		field  string
+	}{
+		{name: "size 0", mutate: func(gb *webappv1.Guestbook) { gb.Spec.Size = 0 }, field: "spec.size"},
+		{name: "size 11", mutate: func(gb *webappv1.Guestbook) { gb.Spec.Size = 11 }, field: "spec.size"},
+		{name: "unknown alias", mutate: func(gb *webappv1.Guestbook) { gb.Spec.Type = "Email" }, field: "spec.alias"},
+		{name: "configMapName of 16 characters", mutate: func(gb *webappv1.Guestbook) { gb.Spec.ConfigMapName = strings.Repeat("c", 16) }, field: "spec.configMapName"},
+		{name: "empty configMapName", mutate: func(gb *webappv1.Guestbook) { gb.Spec.ConfigMapName = "" }, field: "spec.configMapName"},
+		{name: "invalid namespace", mutate: func(gb *webappv1.Guestbook) { gb.Spec.Namespace = "Not_A_Label" }, field: "spec.namespace"},
+		{name: "name too long for the StatefulSet", mutate: func(gb *webappv1.Guestbook) { gb.Name = strings.Repeat("n", 53) }, field: "metadata.name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newG(t)
+			gb := newGuestbook("gb-invalid", "default", 3, "conf")
+			tt.mutate(gb)
+			err := k8sClient.Create(context.Background(), gb, client.DryRunAll)
+			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+			g.Expect(err.Error()).To(ContainSubstring(tt.field))
+		})
+	}
+
+	t.Run("namespace is immutable", func(t *testing.T) {
+		g := newG(t)
+		gb := newGuestbook("gb-immutable", "", 1, "conf")
+		createGuestbook(t, g, gb)
+		g.Expect(gb.Spec.Namespace).To(Equal(webappv1.DefaultNamespace), "defaulted by the schema")
+		gb.Spec.Namespace = "elsewhere"
+		err := k8sClient.Update(context.Background(), gb)
+		g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "got %v", err)
+		g.Expect(err.Error()).To(ContainSubstring("spec.namespace"))
+	})
+}
+
+func TestGuestbookMakesNoWritesAtSteadyState(t *testing.T) {
+	g := newG(t)
+	ns := testutil.Namespace(t, k8sClient)
+	gb := newGuestbook("gb-quiet", ns, 2, "quiet-conf")
+	createGuestbook(t, g, gb)
+	sts := waitForStatefulSet(g, ns, gb.Name)
+	createPods(g, sts, 0, 1)
+	setReady(g, ns, "gb-quiet-0", true)
+	setReady(g, ns, "gb-quiet-1", true)
+	expectRoles(g, ns, gb.Name, "gb-quiet-0", "gb-quiet-1")
+	g.Eventually(func(g Gomega) {
+		g.Expect(condition(g, gb.Name, webappv1.ConditionReady).Status).To(Equal(metav1.ConditionTrue))
+	}).Should(Succeed())
+
+	g.Expect(writes.Total()).NotTo(BeZero(), "the counter sees the manager's writes")
+	writes.Reset()
+	g.Consistently(writes.Total, "3s").Should(BeZero(), func() string { return writes.String() })
+
+	// A fresh manager (empty caches, every object seen anew) writes nothing
+	// either.
+	stopManager()
+	g.Expect(startManager()).To(Succeed())
+	g.Consistently(writes.Total, "3s").Should(BeZero(), func() string { return writes.String() })
+
+	// And it is alive: a failover still happens.
+	setReady(g, ns, "gb-quiet-0", false)
+	expectRoles(g, ns, gb.Name, "gb-quiet-1", "gb-quiet-0")
+}
+
+func TestGuestbookSampleIsAccepted(t *testing.T) {
+	g := newG(t)
+	root, err := testutil.RepoRoot()
+	g.Expect(err).NotTo(HaveOccurred())
+	f, err := os.Open(filepath.Join(root, "config", "samples", "webapp_v1_guestbook.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = f.Close() }()
+	sample := &webappv1.Guestbook{}
+	g.Expect(yaml.NewYAMLOrJSONDecoder(f, 4096).Decode(sample)).To(Succeed())
+	g.Expect(sample.Spec.Size).To(Equal(int32(3)))
+	g.Expect(sample.Spec.ConfigMapName).To(Equal("guestbook-conf"))
+	g.Expect(sample.Spec.Type).To(Equal(webappv1.AliasPhone))
+	g.Expect(k8sClient.Create(context.Background(), sample, client.DryRunAll)).To(Succeed())
+}

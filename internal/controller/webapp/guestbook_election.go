@@ -1,0 +1,210 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package webapp
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+)
+
+// instance is what the election needs to know of one Pod of a Guestbook.
+type instance struct {
+	Name    string
+	Ordinal int
+	// Ready is true when the Pod is Ready and not terminating.
+	Ready bool
+	// Role is the value of the Pod's LabelRole ("" when unset).
+	Role string
+}
+
+// instancesOf returns the instances of gb among pods, by ordinal: the Pods
+// controlled by gb's StatefulSet and named after it.
+func instancesOf(gb *webappv1.Guestbook, pods []corev1.Pod) []instance {
+	out := make([]instance, 0, len(pods))
+	for i := range pods {
+		pod := &pods[i]
+		ref := metav1.GetControllerOfNoCopy(pod)
+		if ref == nil || ref.Kind != "StatefulSet" || ref.Name != gb.Name || !strings.HasPrefix(ref.APIVersion, "apps/") {
+			continue
+		}
+		ordinal, err := strconv.Atoi(strings.TrimPrefix(pod.Name, gb.Name+"-"))
+		if err != nil || !strings.HasPrefix(pod.Name, gb.Name+"-") {
+			continue
+		}
+		out = append(out, instance{
+			Name:    pod.Name,
+			Ordinal: ordinal,
+			Ready:   pod.DeletionTimestamp == nil && podReady(pod),
+			Role:    pod.Labels[LabelRole],
+		})
+	}
+	slices.SortFunc(out, func(a, b instance) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
+	return out
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// labelledActive returns the instance currently labelled active that the
+// election may keep: the first Ready one by ordinal, or "".
+func labelledActive(instances []instance) string {
+	for _, in := range instances {
+		if in.Role == RoleActive && in.Ready {
+			return in.Name
+		}
+	}
+	return ""
+}
+
+// electActive chooses the active instance: currentActive while it is Ready,
+// otherwise the Ready instance of lowest ordinal, or none ("") when no
+// instance is Ready. standby lists the other instances by ordinal (nil when
+// there are none).
+func electActive(instances []instance, currentActive string) (active string, standby []string) {
+	sorted := slices.Clone(instances)
+	slices.SortFunc(sorted, func(a, b instance) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
+	for _, in := range sorted {
+		if in.Name == currentActive && in.Ready {
+			active = in.Name
+		}
+	}
+	if active == "" {
+		for _, in := range sorted {
+			if in.Ready {
+				active = in.Name
+				break
+			}
+		}
+	}
+	for _, in := range sorted {
+		if in.Name != active {
+			standby = append(standby, in.Name)
+		}
+	}
+	return active, standby
+}
+
+// rolesInSync reports whether every instance already carries the role the
+// election gives it.
+func rolesInSync(instances []instance, active string) bool {
+	for _, in := range instances {
+		if in.Role != roleOf(in.Name, active) {
+			return false
+		}
+	}
+	return true
+}
+
+func roleOf(name, active string) string {
+	if name == active {
+		return RoleActive
+	}
+	return RoleStandby
+}
+
+// roles is the outcome of the election.
+type roles struct {
+	instances []instance
+	active    string
+	standby   []string
+}
+
+// reconcileRoles elects the active instance of gb and labels the Pods
+// accordingly. pods come from the cache; when they show a label to change,
+// the Pods are read again from the API server so that the relabelling never
+// acts on a stale view (which could leave two instances active). Every
+// other instance is demoted before the new active one is promoted.
+func (r *GuestbookReconciler) reconcileRoles(ctx context.Context, gb *webappv1.Guestbook, pods []corev1.Pod) (roles, error) {
+	ins := instancesOf(gb, pods)
+	active, standby := electActive(ins, labelledActive(ins))
+	if rolesInSync(ins, active) {
+		return roles{instances: ins, active: active, standby: standby}, nil
+	}
+
+	fresh := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, fresh, client.InNamespace(namespaceOf(gb)), client.MatchingLabels{LabelGuestbook: gb.Name}); err != nil {
+		return roles{}, fmt.Errorf("listing pods of guestbook %s: %w", gb.Name, err)
+	}
+	byName := make(map[string]*corev1.Pod, len(fresh.Items))
+	for i := range fresh.Items {
+		byName[fresh.Items[i].Name] = &fresh.Items[i]
+	}
+	ins = instancesOf(gb, fresh.Items)
+	previous := labelledActive(ins)
+	active, standby = electActive(ins, previous)
+
+	// Demote first, then promote: two instances are never active at once.
+	for _, in := range ins {
+		if in.Name != active && in.Role != RoleStandby {
+			if err := r.setRole(ctx, byName[in.Name], RoleStandby); err != nil {
+				return roles{}, err
+			}
+		}
+	}
+	for _, in := range ins {
+		if in.Name == active && in.Role != RoleActive {
+			if err := r.setRole(ctx, byName[in.Name], RoleActive); err != nil {
+				return roles{}, err
+			}
+			ctrl.LoggerFrom(ctx).Info("Promoted instance to active", "pod", in.Name, "previous", previous)
+			r.Recorder.Eventf(gb, byName[in.Name], corev1.EventTypeNormal, "Promoted", "Promote",
+				"Promoted pod %s/%s to active", namespaceOf(gb), in.Name)
+		}
+	}
+	for i := range ins {
+		ins[i].Role = roleOf(ins[i].Name, active)
+	}
+	return roles{instances: ins, active: active, standby: standby}, nil
+}
+
+// setRole sets the role label of pod with a merge patch guarded by its
+// resourceVersion (a Conflict error means the Pod changed since it was
+// read). A Pod that is gone needs no label: its deletion triggers a new
+// reconcile.
+func (r *GuestbookReconciler) setRole(ctx context.Context, pod *corev1.Pod, role string) error {
+	orig := pod.DeepCopy()
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	pod.Labels[LabelRole] = role
+	err := r.Patch(ctx, pod, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("labelling pod %s/%s %s: %w", pod.Namespace, pod.Name, role, err)
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package webapp
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+)
+
+// observation is what one reconcile saw of a Guestbook's world. The status
+// is computed from it alone.
+type observation struct {
+	// namespace is spec.namespace (defaulted).
+	namespace string
+	// namespaceMissing is set when the namespace does not exist or is
+	// terminating; nothing else was observed then.
+	namespaceMissing bool
+	// conflict names the child that exists but belongs to someone else;
+	// nothing after it was observed then.
+	conflict string
+	// size is spec.size.
+	size int32
+	// instances are the Pods of the StatefulSet, by ordinal, with the role
+	// the election gave them.
+	instances []instance
+	// active and standby are the outcome of the election.
+	active  string
+	standby []string
+}
+
+func (o observation) readyReplicas() int32 {
+	var n int32
+	for _, in := range o.instances {
+		if in.Ready {
+			n++
+		}
+	}
+	return n
+}
+
+// setStatus computes the status of gb from obs.
+func setStatus(gb *webappv1.Guestbook, obs observation) {
+	gb.Status.ObservedGeneration = gb.Generation
+	gb.Status.Active = obs.active
+	gb.Status.Standby = nil
+	if len(obs.standby) > 0 {
+		gb.Status.Standby = obs.standby
+	}
+	gb.Status.ReadyReplicas = obs.readyReplicas()
+	setReadyCondition(gb, obs)
+	setAvailableCondition(gb, obs)
+}
+
+// setReadyCondition sets the Ready condition of gb from obs.
+func setReadyCondition(gb *webappv1.Guestbook, obs observation) {
+	cond := metav1.Condition{Type: webappv1.ConditionReady, Status: metav1.ConditionFalse, ObservedGeneration: gb.Generation}
+	ready := obs.readyReplicas()
+	switch {
+	case obs.namespaceMissing:
+		cond.Reason = webappv1.ReasonNamespaceNotFound
+		cond.Message = fmt.Sprintf("Namespace %s does not exist", obs.namespace)
+	case obs.conflict != "":
+		cond.Reason = webappv1.ReasonResourceConflict
+		cond.Message = obs.conflict
+	case obs.active == "" || ready != obs.size || int32(len(obs.instances)) != obs.size:
+		cond.Reason = webappv1.ReasonInstancesNotReady
+		cond.Message = fmt.Sprintf("%d of %d instances ready (%d present)", ready, obs.size, len(obs.instances))
+	default:
+		cond.Status = metav1.ConditionTrue
+		cond.Reason = webappv1.ReasonInstancesReady
+		cond.Message = fmt.Sprintf("%d of %d instances ready, %s active", ready, obs.size, obs.active)
+	}
+	meta.SetStatusCondition(&gb.Status.Conditions, cond)
+}
+
+// setAvailableCondition sets the Available condition of gb from obs.
+func setAvailableCondition(gb *webappv1.Guestbook, obs observation) {
+	cond := metav1.Condition{Type: webappv1.ConditionAvailable, Status: metav1.ConditionFalse, ObservedGeneration: gb.Generation}
+	switch {
+	case obs.namespaceMissing:
+		cond.Reason = webappv1.ReasonNamespaceNotFound
+		cond.Message = fmt.Sprintf("Namespace %s does not exist", obs.namespace)
+	case obs.conflict != "":
+		cond.Reason = webappv1.ReasonResourceConflict
+		cond.Message = obs.conflict
+	case obs.active == "":
+		cond.Reason = webappv1.ReasonNoReadyInstance
+		cond.Message = "No instance is ready"
+	default:
+		cond.Status = metav1.ConditionTrue
+		cond.Reason = webappv1.ReasonActiveInstanceServing
+		cond.Message = fmt.Sprintf("Pod %s/%s serves", obs.namespace, obs.active)
+	}
+	meta.SetStatusCondition(&gb.Status.Conditions, cond)
+}
+
+// patchStatus writes gb's status when it differs from orig's.
+func (r *GuestbookReconciler) patchStatus(ctx context.Context, orig, gb *webappv1.Guestbook) error {
+	if equality.Semantic.DeepEqual(orig.Status, gb.Status) {
+		return nil
+	}
+	// A Guestbook deleted meanwhile needs no status.
+	if err := r.Status().Patch(ctx, gb, client.MergeFrom(orig)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("patching status of guestbook %s: %w", gb.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package webapp
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/apply"
+)
+
+// namespaceExists reports whether namespace exists and is not terminating.
+// It reads the metadata-only cache that the Namespace watch fills.
+func (r *GuestbookReconciler) namespaceExists(ctx context.Context, namespace string) (bool, error) {
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if err := r.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("getting namespace %s: %w", namespace, err)
+	}
+	return ns.DeletionTimestamp.IsZero(), nil
+}
+
+// reconcileConfigMap returns the checksum of gb's configuration. A
+// ConfigMap that exists is used as it is, whoever made it; a missing one is
+// created with default settings, owned by gb. The created ConfigMap is then
+// the user's to edit: the operator does not revert its data.
+func (r *GuestbookReconciler) reconcileConfigMap(ctx context.Context, gb *webappv1.Guestbook) (string, error) {
+	key := client.ObjectKey{Namespace: namespaceOf(gb), Name: gb.Spec.ConfigMapName}
+	cm := &corev1.ConfigMap{}
+	err := r.Get(ctx, key, cm)
+	if apierrors.IsNotFound(err) {
+		// The cache may lag behind: never create what already exists.
+		err = r.APIReader.Get(ctx, key, cm)
+	}
+	if err == nil {
+		return configChecksum(cm.Data, cm.BinaryData), nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return "", fmt.Errorf("getting configmap %s: %w", key, err)
+	}
+
+	desired, err := desiredConfigMap(gb)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := apply.Into[corev1ac.ConfigMapApplyConfiguration](desired)
+	if err != nil {
+		return "", err
+	}
+	if err := r.Apply(ctx, cfg, client.FieldOwner(apply.FieldOwner), client.ForceOwnership); err != nil {
+		return "", fmt.Errorf("creating configmap %s: %w", key, err)
+	}
+	ctrl.LoggerFrom(ctx).Info("Created configmap with default settings", "configMap", key)
+	r.Recorder.Eventf(gb, desired, corev1.EventTypeNormal, "ConfigMapCreated", "Create",
+		"Created ConfigMap %s with default settings", key)
+	return configChecksum(desired.Data, desired.BinaryData), nil
+}
+
+// ensureChild makes the child desired (a StatefulSet or a Service) exist as
+// desired. It never touches an object it does not control: then it returns
+// a conflict message naming it. live is an empty object of desired's type.
+// It writes nothing when the live child already holds desired.
+func (r *GuestbookReconciler) ensureChild(ctx context.Context, gb *webappv1.Guestbook, desired, live client.Object) (string, error) {
+	kind := desired.GetObjectKind().GroupVersionKind().Kind
+	key := client.ObjectKeyFromObject(desired)
+	err := r.Get(ctx, key, live)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, live)
+	}
+	exists := err == nil
+	if err != nil && !apierrors.IsNotFound(err) {
+		return "", fmt.Errorf("getting %s %s: %w", kind, key, err)
+	}
+	if exists {
+		if !apply.IsControlledBy(live, gb.UID) {
+			return fmt.Sprintf("%s %s exists and is not controlled by Guestbook %s", kind, key, gb.Name), nil
+		}
+		inSync, err := apply.InSync(desired, live)
+		if err != nil {
+			return "", err
+		}
+		if inSync {
+			return "", nil
+		}
+	}
+
+	cfg, err := applyConfigurationOf(desired)
+	if err != nil {
+		return "", err
+	}
+	if err := r.Apply(ctx, cfg, client.FieldOwner(apply.FieldOwner), client.ForceOwnership); err != nil {
+		return "", fmt.Errorf("applying %s %s: %w", kind, key, err)
+	}
+	reason, action, verb := kind+"Updated", "Update", "Updated"
+	if !exists {
+		reason, action, verb = kind+"Created", "Create", "Created"
+	}
+	ctrl.LoggerFrom(ctx).Info(verb+" child", "kind", kind, "name", key)
+	r.Recorder.Eventf(gb, desired, corev1.EventTypeNormal, reason, action, "%s %s %s", verb, kind, key)
+	return "", nil
+}
+
+// applyConfigurationOf converts a desired child into its apply
+// configuration, leaving out the status.
+func applyConfigurationOf(desired client.Object) (runtime.ApplyConfiguration, error) {
+	switch desired.(type) {
+	case *appsv1.StatefulSet:
+		cfg, err := apply.Into[appsv1ac.StatefulSetApplyConfiguration](desired)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Status = nil
+		return cfg, nil
+	case *corev1.Service:
+		cfg, err := apply.Into[corev1ac.ServiceApplyConfiguration](desired)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Status = nil
+		return cfg, nil
+	default:
+		return nil, fmt.Errorf("no apply configuration for %T", desired)
+	}
+}
