@@ -14,21 +14,27 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Command manager runs the sunstrider operator: the Application,
+// MyCustomResource, Guestbook and Drink controllers in one process.
 package main
 
 import (
 	"crypto/tls"
 	"flag"
+	"fmt"
 	"os"
 
 	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
 	// to ensure that exec-entrypoint and run can make use of them.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -61,180 +67,166 @@ func init() {
 	// +kubebuilder:scaffold:scheme
 }
 
-// nolint:gocyclo
-func main() {
-	var metricsAddr string
-	var metricsCertPath, metricsCertName, metricsCertKey string
-	var webhookCertPath, webhookCertName, webhookCertKey string
-	var webhookPort int
-	var enableLeaderElection bool
-	var probeAddr string
-	var secureMetrics bool
-	var enableHTTP2 bool
-	var tlsOpts []func(*tls.Config)
-	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to. "+
-		"Use :8443 for HTTPS or :8080 for HTTP, or leave as 0 to disable the metrics service.")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
-	flag.BoolVar(&enableLeaderElection, "leader-elect", false,
-		"Enable leader election for controller manager. "+
-			"Enabling this will ensure there is only one active controller manager.")
-	flag.BoolVar(&secureMetrics, "metrics-secure", true,
-		"If set, the metrics endpoint is served securely via HTTPS. Use --metrics-secure=false to use HTTP instead.")
-	flag.StringVar(&webhookCertPath, "webhook-cert-path", "", "The directory that contains the webhook certificate.")
-	flag.StringVar(&webhookCertName, "webhook-cert-name", "tls.crt", "The name of the webhook certificate file.")
-	flag.StringVar(&webhookCertKey, "webhook-cert-key", "tls.key", "The name of the webhook key file.")
-	flag.IntVar(&webhookPort, "webhook-port", 9443, "Port the webhook server listens on. "+
-		"Defaults to 9443. Set -1 to disable the webhook server.")
-	flag.StringVar(&metricsCertPath, "metrics-cert-path", "",
-		"The directory that contains the metrics server certificate.")
-	flag.StringVar(&metricsCertName, "metrics-cert-name", "tls.crt", "The name of the metrics server certificate file.")
-	flag.StringVar(&metricsCertKey, "metrics-cert-key", "tls.key", "The name of the metrics server key file.")
-	flag.BoolVar(&enableHTTP2, "enable-http2", false,
-		"If set, HTTP/2 will be enabled for the metrics and webhook servers")
-	opts := zap.Options{
-		Development: true,
+// options are the manager's command-line flags.
+type options struct {
+	metricsAddr                                      string
+	metricsCertPath, metricsCertName, metricsCertKey string
+	webhookCertPath, webhookCertName, webhookCertKey string
+	webhookPort                                      int
+	enableLeaderElection                             bool
+	leaderElectionNamespace                          string
+	probeAddr                                        string
+	secureMetrics                                    bool
+	enableHTTP2                                      bool
+	guestbookImage                                   string
+	zap                                              zap.Options
+}
+
+func parseFlags() *options {
+	o := &options{zap: zap.Options{Development: false}}
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", "0",
+		"Address the metrics endpoint binds to, e.g. :8443 for HTTPS or :8080 for HTTP; 0 disables it.")
+	flag.BoolVar(&o.secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS, behind Kubernetes authentication and authorization. --metrics-secure=false serves plain HTTP.")
+	flag.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
+		"Directory holding the metrics server certificate; empty means a generated self-signed one.")
+	flag.StringVar(&o.metricsCertName, "metrics-cert-name", "tls.crt", "File name of the metrics server certificate.")
+	flag.StringVar(&o.metricsCertKey, "metrics-cert-key", "tls.key", "File name of the metrics server key.")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081",
+		"Address the /healthz and /readyz probe endpoints bind to; 0 disables them.")
+	flag.BoolVar(&o.enableLeaderElection, "leader-elect", false,
+		"Elect a leader through a Lease so only one replica reconciles at a time. Required with more than one replica.")
+	flag.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "",
+		"Namespace of the leader election Lease; empty means the namespace the operator runs in.")
+	flag.StringVar(&o.webhookCertPath, "webhook-cert-path", "", "Directory holding the webhook serving certificate.")
+	flag.StringVar(&o.webhookCertName, "webhook-cert-name", "tls.crt", "File name of the webhook certificate.")
+	flag.StringVar(&o.webhookCertKey, "webhook-cert-key", "tls.key", "File name of the webhook key.")
+	flag.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the webhook server listens on.")
+	flag.BoolVar(&o.enableHTTP2, "enable-http2", false,
+		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
+	flag.StringVar(&o.guestbookImage, "guestbook-image", envOr("GUESTBOOK_IMAGE", webappcontroller.DefaultGuestbookImage),
+		"Container image of Guestbook instances (env GUESTBOOK_IMAGE).")
+	o.zap.BindFlags(flag.CommandLine)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage of %s:\n", os.Args[0])
+		fmt.Fprintln(flag.CommandLine.Output(),
+			"Runs the sunstrider operator (Application, MyCustomResource, Guestbook, Drink) against the cluster of $KUBECONFIG or the in-cluster config.")
+		flag.PrintDefaults()
 	}
-	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	return o
+}
 
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+func envOr(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
 
-	// if the enable-http2 flag is false (the default), http/2 should be disabled
-	// due to its vulnerabilities. More specifically, disabling http/2 will
-	// prevent from being vulnerable to the HTTP/2 Stream Cancellation and
-	// Rapid Reset CVEs. For more information see:
-	// - https://github.com/advisories/GHSA-qppj-fm5r-hxr3
-	// - https://github.com/advisories/GHSA-4374-p667-p6c8
-	disableHTTP2 := func(c *tls.Config) {
-		setupLog.Info("Disabling HTTP/2")
-		c.NextProtos = []string{"http/1.1"}
+func main() {
+	o := parseFlags()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
+	if err := run(o); err != nil {
+		setupLog.Error(err, "Manager failed")
+		os.Exit(1)
+	}
+}
+
+func run(o *options) error {
+	var tlsOpts []func(*tls.Config)
+	if !o.enableHTTP2 {
+		// HTTP/2 Stream Cancellation and Rapid Reset: GHSA-qppj-fm5r-hxr3, GHSA-4374-p667-p6c8.
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 
-	if !enableHTTP2 {
-		tlsOpts = append(tlsOpts, disableHTTP2)
+	webhookServerOptions := webhook.Options{TLSOpts: tlsOpts, Port: o.webhookPort}
+	if o.webhookCertPath != "" {
+		webhookServerOptions.CertDir = o.webhookCertPath
+		webhookServerOptions.CertName = o.webhookCertName
+		webhookServerOptions.KeyName = o.webhookCertKey
 	}
 
-	// Initial webhook TLS options
-	webhookTLSOpts := tlsOpts
-	webhookServerOptions := webhook.Options{
-		TLSOpts: webhookTLSOpts,
-		Port:    webhookPort,
-	}
-
-	if len(webhookCertPath) > 0 {
-		setupLog.Info("Initializing webhook certificate watcher using provided certificates",
-			"webhook-cert-path", webhookCertPath, "webhook-cert-name", webhookCertName, "webhook-cert-key", webhookCertKey)
-
-		webhookServerOptions.CertDir = webhookCertPath
-		webhookServerOptions.CertName = webhookCertName
-		webhookServerOptions.KeyName = webhookCertKey
-	}
-
-	webhookServer := webhook.NewServer(webhookServerOptions)
-
-	// Metrics endpoint is enabled in 'config/default/kustomization.yaml'. The Metrics options configure the server.
-	// More info:
-	// - https://pkg.go.dev/sigs.k8s.io/controller-runtime@v0.25.0/pkg/metrics/server
-	// - https://book.kubebuilder.io/reference/metrics.html
 	metricsServerOptions := metricsserver.Options{
-		BindAddress:   metricsAddr,
-		SecureServing: secureMetrics,
+		BindAddress:   o.metricsAddr,
+		SecureServing: o.secureMetrics,
 		TLSOpts:       tlsOpts,
 	}
-
-	if secureMetrics {
-		// FilterProvider is used to protect the metrics endpoint with authn/authz.
-		// These configurations ensure that only authorized users and service accounts
-		// can access the metrics endpoint. The RBAC are configured in 'config/rbac/kustomization.yaml'. More info:
-		// https://pkg.go.dev/sigs.k8s.io/controller-runtime@v0.25.0/pkg/metrics/filters#WithAuthenticationAndAuthorization
+	if o.secureMetrics {
+		// Only callers allowed to GET /metrics (config/rbac/metrics_reader_role.yaml) are served.
 		metricsServerOptions.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
-
-	// If the certificate is not specified, controller-runtime will automatically
-	// generate self-signed certificates for the metrics server. While convenient for development and testing,
-	// this setup is not recommended for production.
-	//
-	// TODO(user): If you enable certManager, uncomment the following lines:
-	// - [METRICS-WITH-CERTS] at config/default/kustomization.yaml to generate and use certificates
-	// managed by cert-manager for the metrics server.
-	// - [PROMETHEUS-WITH-CERTS] at config/prometheus/kustomization.yaml for TLS certification.
-	if len(metricsCertPath) > 0 {
-		setupLog.Info("Initializing metrics certificate watcher using provided certificates",
-			"metrics-cert-path", metricsCertPath, "metrics-cert-name", metricsCertName, "metrics-cert-key", metricsCertKey)
-
-		metricsServerOptions.CertDir = metricsCertPath
-		metricsServerOptions.CertName = metricsCertName
-		metricsServerOptions.KeyName = metricsCertKey
+	if o.metricsCertPath != "" {
+		metricsServerOptions.CertDir = o.metricsCertPath
+		metricsServerOptions.CertName = o.metricsCertName
+		metricsServerOptions.KeyName = o.metricsCertKey
 	}
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsServerOptions,
-		WebhookServer:          webhookServer,
-		HealthProbeBindAddress: probeAddr,
-		LeaderElection:         enableLeaderElection,
-		LeaderElectionID:       "950abf62.sunstrider.cn",
-		// LeaderElectionReleaseOnCancel defines if the leader should step down voluntarily
-		// when the Manager ends. This requires the binary to immediately end when the
-		// Manager is stopped, otherwise, this setting is unsafe. Setting this significantly
-		// speeds up voluntary leader transitions as the new leader don't have to wait
-		// LeaseDuration time first.
-		//
-		// In the default scaffold provided, the program ends immediately after
-		// the manager stops, so would be fine to enable this option. However,
-		// if you are doing or is intended to do any operation such as perform cleanups
-		// after the manager stops then its usage might be unsafe.
-		// LeaderElectionReleaseOnCancel: true,
+		Scheme:                  scheme,
+		Metrics:                 metricsServerOptions,
+		WebhookServer:           webhook.NewServer(webhookServerOptions),
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.enableLeaderElection,
+		LeaderElectionID:        "sunstrider-operator.sunstrider.cn",
+		LeaderElectionNamespace: o.leaderElectionNamespace,
+		// The process exits as soon as the manager stops, so releasing the
+		// Lease on cancel is safe and hands over leadership at once.
+		LeaderElectionReleaseOnCancel: true,
+		Cache:                         cacheOptions(),
 	})
 	if err != nil {
-		setupLog.Error(err, "Failed to start manager")
-		os.Exit(1)
+		return fmt.Errorf("creating manager: %w", err)
 	}
-
-	if err := (&appscontroller.ApplicationReconciler{
-		Client:    mgr.GetClient(),
-		APIReader: mgr.GetAPIReader(),
-		Scheme:    mgr.GetScheme(),
-		Recorder:  mgr.GetEventRecorder("sunstrider-operator"),
-	}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "Failed to create controller", "controller", "apps-application")
-		os.Exit(1)
-	}
-	if err := (&poccontroller.MyCustomResourceReconciler{
-		Client: mgr.GetClient(),
-		Scheme: mgr.GetScheme(),
-	}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "Failed to create controller", "controller", "poc-mycustomresource")
-		os.Exit(1)
-	}
-	if err := (&webappcontroller.GuestbookReconciler{
-		Client: mgr.GetClient(),
-		Scheme: mgr.GetScheme(),
-	}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "Failed to create controller", "controller", "webapp-guestbook")
-		os.Exit(1)
-	}
-	if err := (&examplecontroller.DrinkReconciler{
-		Client: mgr.GetClient(),
-		Scheme: mgr.GetScheme(),
-	}).SetupWithManager(mgr); err != nil {
-		setupLog.Error(err, "Failed to create controller", "controller", "example-drink")
-		os.Exit(1)
+	if err := setupControllers(mgr, o); err != nil {
+		return err
 	}
 	// +kubebuilder:scaffold:builder
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		setupLog.Error(err, "Failed to set up health check")
-		os.Exit(1)
+		return fmt.Errorf("adding health check: %w", err)
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		setupLog.Error(err, "Failed to set up ready check")
-		os.Exit(1)
+		return fmt.Errorf("adding ready check: %w", err)
 	}
 
 	setupLog.Info("Starting manager")
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		setupLog.Error(err, "Failed to run manager")
-		os.Exit(1)
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// cacheOptions keeps the informer caches small: no managedFields anywhere
+// (the operator compares live objects with its desired ones, not field
+// ownership), and Pods stripped to what MyCustomResource reads.
+func cacheOptions() cache.Options {
+	return cache.Options{
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}: {Transform: poccontroller.PodCacheTransform},
+		},
 	}
+}
+
+func setupControllers(mgr ctrl.Manager, o *options) error {
+	recorder := mgr.GetEventRecorder("sunstrider-operator")
+	controllers := map[string]interface{ SetupWithManager(ctrl.Manager) error }{
+		"apps-application": &appscontroller.ApplicationReconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: recorder,
+		},
+		"poc-mycustomresource": &poccontroller.MyCustomResourceReconciler{
+			Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: recorder,
+		},
+		"webapp-guestbook": &webappcontroller.GuestbookReconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: recorder,
+			Image: o.guestbookImage,
+		},
+		"example-drink": &examplecontroller.DrinkReconciler{
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: recorder,
+		},
+	}
+	for name, c := range controllers {
+		if err := c.SetupWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up controller %s: %w", name, err)
+		}
+	}
+	return nil
 }

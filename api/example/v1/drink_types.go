@@ -21,67 +21,74 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// EDIT THIS FILE!  THIS IS SCAFFOLDING FOR YOU TO OWN!
-// NOTE: json tags are required.  Any new fields you add must have json tags for the fields to be serialized.
-
-// DrinkSpec defines the desired state of Drink
+// DrinkSpec is the desired state of a Drink. The operator copies it into a
+// ConfigMap named after the Drink.
 type DrinkSpec struct {
-	// INSERT ADDITIONAL SPEC FIELDS - desired state of cluster
-	// Important: Run "make" to regenerate code after modifying this file
-	// The following markers will use OpenAPI v3 schema to validate the value
-	// More info: https://book.kubebuilder.io/reference/markers/crd-validation.html
+	// name is the name of the drink, copied to the ConfigMap's `name` key.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
 
-	// foo is an example field of Drink. Edit drink_types.go to remove/update
-	// +optional
-	Foo *string `json:"foo,omitempty"`
+	// drink is the kind of drink (coffee, tea, ...), copied to the
+	// ConfigMap's `drink` key.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Drink string `json:"drink"`
 }
 
-// DrinkStatus defines the observed state of Drink.
+// DrinkStatus is the observed state of a Drink. It is computed from the
+// ConfigMap on every reconcile, never from its previous value.
 type DrinkStatus struct {
-	// INSERT ADDITIONAL STATUS FIELD - define observed state of cluster
-	// Important: Run "make" to regenerate code after modifying this file
+	// observedGeneration is the generation of the spec this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// For Kubernetes API conventions, see:
-	// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#typical-status-properties
+	// configMapName is the name of the ConfigMap holding the drink, set while
+	// the Drink controls that ConfigMap.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	ConfigMapName string `json:"configMapName,omitempty"`
 
-	// conditions represent the current state of the Drink resource.
-	// Each condition has a unique type and reflects the status of a specific aspect of the resource.
-	//
-	// Standard condition types include:
-	// - "Available": the resource is fully functional
-	// - "Progressing": the resource is being created or updated
-	// - "Degraded": the resource failed to reach or maintain its desired state
-	//
-	// The status of each condition is one of True, False, or Unknown.
+	// conditions describe the Drink: ConfigMapSynced and the Ready summary.
+	// Their reasons are the Reason* constants of this package.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=dr
+// +kubebuilder:printcolumn:name="Drink",type=string,JSONPath=`.spec.drink`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="ConfigMap",type=string,JSONPath=`.status.configMapName`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
-// Drink is the Schema for the drinks API
+// Drink is a drink order, kept by the operator in a ConfigMap of the same
+// name (keys `name` and `drink`).
 type Drink struct {
 	metav1.TypeMeta `json:",inline"`
 
-	// metadata is a standard object metadata
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitzero"`
 
-	// spec defines the desired state of Drink
+	// spec is the desired state of the Drink.
 	// +required
 	Spec DrinkSpec `json:"spec"`
 
-	// status defines the observed state of Drink
+	// status is the observed state of the Drink.
 	// +optional
 	Status DrinkStatus `json:"status,omitzero"`
 }
 
 // +kubebuilder:object:root=true
 
-// DrinkList contains a list of Drink
+// DrinkList contains a list of Drink.
 type DrinkList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitzero"`

@@ -21,67 +21,69 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// EDIT THIS FILE!  THIS IS SCAFFOLDING FOR YOU TO OWN!
-// NOTE: json tags are required.  Any new fields you add must have json tags for the fields to be serialized.
-
-// MyCustomResourceSpec defines the desired state of MyCustomResource
+// MyCustomResourceSpec is the desired state of a MyCustomResource: the name
+// of the friend Pod it looks for in its own namespace.
 type MyCustomResourceSpec struct {
-	// INSERT ADDITIONAL SPEC FIELDS - desired state of cluster
-	// Important: Run "make" to regenerate code after modifying this file
-	// The following markers will use OpenAPI v3 schema to validate the value
-	// More info: https://book.kubebuilder.io/reference/markers/crd-validation.html
-
-	// foo is an example field of MyCustomResource. Edit mycustomresource_types.go to remove/update
-	// +optional
-	Foo *string `json:"foo,omitempty"`
+	// name is the name of the friend Pod, looked up in the namespace of the
+	// MyCustomResource (never in other namespaces). It must be a valid Pod
+	// name: a DNS-1123 subdomain of at most 253 characters.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	Name string `json:"name"`
 }
 
-// MyCustomResourceStatus defines the observed state of MyCustomResource.
+// MyCustomResourceStatus is the observed state of a MyCustomResource. It is
+// computed from the friend Pod on every reconcile, never from its previous
+// value.
 type MyCustomResourceStatus struct {
-	// INSERT ADDITIONAL STATUS FIELD - define observed state of cluster
-	// Important: Run "make" to regenerate code after modifying this file
+	// Healthy is true while a Pod named spec.name exists in the
+	// MyCustomResource's namespace and is not being deleted. The JSON name
+	// keeps the capital letter of the original API.
+	// +optional
+	Healthy bool `json:"Healthy"`
 
-	// For Kubernetes API conventions, see:
-	// https://github.com/kubernetes/community/blob/master/contributors/devel/sig-architecture/api-conventions.md#typical-status-properties
+	// observedGeneration is the generation of the spec this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// conditions represent the current state of the MyCustomResource resource.
-	// Each condition has a unique type and reflects the status of a specific aspect of the resource.
-	//
-	// Standard condition types include:
-	// - "Available": the resource is fully functional
-	// - "Progressing": the resource is being created or updated
-	// - "Degraded": the resource failed to reach or maintain its desired state
-	//
-	// The status of each condition is one of True, False, or Unknown.
+	// conditions describe the friend Pod: FriendFound, FriendReady and the
+	// Ready summary. Their reasons are the Reason* constants of this package.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
+	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Healthy",type=boolean,JSONPath=`.status.Healthy`
+// +kubebuilder:printcolumn:name="FriendReady",type=string,JSONPath=`.status.conditions[?(@.type=="FriendReady")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
-// MyCustomResource is the Schema for the mycustomresources API
+// MyCustomResource looks for a friend: a Pod of a given name in its own
+// namespace, and reports whether it exists and is ready.
 type MyCustomResource struct {
 	metav1.TypeMeta `json:",inline"`
 
-	// metadata is a standard object metadata
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitzero"`
 
-	// spec defines the desired state of MyCustomResource
+	// spec is the desired state of the MyCustomResource.
 	// +required
 	Spec MyCustomResourceSpec `json:"spec"`
 
-	// status defines the observed state of MyCustomResource
+	// status is the observed state of the MyCustomResource.
 	// +optional
 	Status MyCustomResourceStatus `json:"status,omitzero"`
 }
 
 // +kubebuilder:object:root=true
 
-// MyCustomResourceList contains a list of MyCustomResource
+// MyCustomResourceList contains a list of MyCustomResource.
 type MyCustomResourceList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitzero"`

@@ -18,46 +18,123 @@ package example
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 )
 
-// DrinkReconciler reconciles a Drink object
+// Event action of the conflict warning.
+const actionApply = "Apply"
+
+// DrinkReconciler reconciles a Drink object: it keeps a ConfigMap of the
+// same name holding the Drink's spec, and never touches a ConfigMap of that
+// name it does not control.
 type DrinkReconciler struct {
 	client.Client
-	Scheme *runtime.Scheme
+	// APIReader reads from the API server directly; it confirms a cache miss
+	// before a ConfigMap is created.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
 }
 
-// +kubebuilder:rbac:groups=example.com,resources=drinks,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=example.com,resources=drinks/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=example.com,resources=drinks,verbs=list;watch
+// +kubebuilder:rbac:groups=example.com,resources=drinks/status,verbs=patch
+// The finalizers rule lets the ConfigMap's owner reference set
+// blockOwnerDeletion (OwnerReferencesPermissionEnforcement admission).
 // +kubebuilder:rbac:groups=example.com,resources=drinks/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile is part of the main kubernetes reconciliation loop which aims to
-// move the current state of the cluster closer to the desired state.
-// TODO(user): Modify the Reconcile function to compare the state specified by
-// the Drink object against the actual cluster state, and then
-// perform operations to make the cluster state reflect the state specified by
-// the user.
-//
-// For more details, check Reconcile and its Result here:
-// - https://pkg.go.dev/sigs.k8s.io/controller-runtime@v0.25.0/pkg/reconcile
+// Reconcile makes the Drink's ConfigMap hold its spec, then writes the status
+// once, only when it changed.
 func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	_ = logf.FromContext(ctx)
+	var drink examplev1.Drink
+	if err := r.Get(ctx, req.NamespacedName, &drink); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !drink.DeletionTimestamp.IsZero() {
+		// The garbage collector removes the ConfigMap after the Drink.
+		return ctrl.Result{}, nil
+	}
 
-	// TODO(user): your logic here
+	obs := r.reconcileConfigMap(ctx, &drink)
+	if obs.stale {
+		// The newer ConfigMap is on its way to the cache; its event
+		// triggers the next reconcile.
+		ctrl.LoggerFrom(ctx).V(1).Info("Cached ConfigMap is stale, waiting for the newer one")
+		return ctrl.Result{}, nil
+	}
 
-	return ctrl.Result{}, nil
+	orig := drink.DeepCopy()
+	computeStatus(&drink, obs)
+	patched, err := r.patchStatus(ctx, orig, &drink)
+	if err != nil {
+		return ctrl.Result{}, errors.Join(obs.err, err)
+	}
+	if patched {
+		r.recordConflict(orig, &drink, obs)
+	}
+	return ctrl.Result{}, obs.err
 }
 
-// SetupWithManager sets up the controller with the Manager.
+// patchStatus writes drink's status when it differs from orig's, and reports
+// whether it did. A patch computed from a stale cached Drink fails on the
+// optimistic lock and is dropped: the newer Drink's event triggers the next
+// reconcile.
+func (r *DrinkReconciler) patchStatus(ctx context.Context, orig, drink *examplev1.Drink) (bool, error) {
+	if equality.Semantic.DeepEqual(orig.Status, drink.Status) {
+		return false, nil
+	}
+	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
+	if err := r.Status().Patch(ctx, drink, patch); err != nil {
+		if apierrors.IsConflict(err) {
+			ctrl.LoggerFrom(ctx).V(1).Info("Cached Drink is stale, waiting for the newer one")
+			return false, nil
+		}
+		return false, fmt.Errorf("patching status of Drink %s: %w", client.ObjectKeyFromObject(drink), err)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Updated status", "configMap", drink.Status.ConfigMapName)
+	return true, nil
+}
+
+// recordConflict emits a Warning when the Drink enters a conflict with a
+// foreign ConfigMap (not on every reconcile while it lasts). It is called
+// after a successful status patch, so orig was current.
+func (r *DrinkReconciler) recordConflict(orig, drink *examplev1.Drink, obs configMapObservation) {
+	if obs.conflict == nil {
+		return
+	}
+	if was := meta.FindStatusCondition(orig.Status.Conditions, examplev1.ConditionReady); was != nil &&
+		was.Reason == examplev1.ReasonResourceConflict {
+		return
+	}
+	r.Recorder.Eventf(drink, nil, corev1.EventTypeWarning, examplev1.ReasonResourceConflict, actionApply,
+		"%s", conflictMessage(drink.Namespace+"/"+obs.name, obs.conflict))
+}
+
+// SetupWithManager sets up the controller with the Manager. It watches the
+// ConfigMaps the Drinks control, and the foreign ConfigMaps named like a
+// Drink, so that a Drink in conflict recovers when the foreign one goes.
 func (r *DrinkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&examplev1.Drink{}).
+		Owns(&corev1.ConfigMap{}).
+		Watches(&corev1.ConfigMap{},
+			handler.EnqueueRequestsFromMapFunc(r.drinkForConfigMap),
+			builder.WithPredicates(notControlledByDrink)).
 		Named("example-drink").
 		Complete(r)
 }

@@ -18,46 +18,120 @@ package poc
 
 import (
 	"context"
+	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 )
 
-// MyCustomResourceReconciler reconciles a MyCustomResource object
+// Event reasons of the MyCustomResource controller, emitted on transitions of
+// status.Healthy only.
+const (
+	eventFriendFound = "FriendFound"
+	eventFriendLost  = "FriendLost"
+	eventAction      = "ObserveFriend"
+)
+
+// MyCustomResourceReconciler reconciles a MyCustomResource object: it reports
+// whether the friend Pod named in its spec exists, in its own namespace, and
+// is ready.
 type MyCustomResourceReconciler struct {
 	client.Client
-	Scheme *runtime.Scheme
+	Scheme   *runtime.Scheme
+	Recorder events.EventRecorder
 }
 
-// +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources/finalizers,verbs=update
+// +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources,verbs=list;watch
+// +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources/status,verbs=patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile is part of the main kubernetes reconciliation loop which aims to
-// move the current state of the cluster closer to the desired state.
-// TODO(user): Modify the Reconcile function to compare the state specified by
-// the MyCustomResource object against the actual cluster state, and then
-// perform operations to make the cluster state reflect the state specified by
-// the user.
-//
-// For more details, check Reconcile and its Result here:
-// - https://pkg.go.dev/sigs.k8s.io/controller-runtime@v0.25.0/pkg/reconcile
+// Reconcile observes the friend Pod in the cache and writes the status once,
+// only when it changed. Events mark the transitions of status.Healthy.
 func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	_ = logf.FromContext(ctx)
+	log := ctrl.LoggerFrom(ctx)
 
-	// TODO(user): your logic here
+	var obj pocv1.MyCustomResource
+	if err := r.Get(ctx, req.NamespacedName, &obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
 
+	obs, err := r.observeFriend(ctx, &obj)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	orig := obj.DeepCopy()
+	computeStatus(&obj, obs)
+	if equality.Semantic.DeepEqual(orig.Status, obj.Status) {
+		return ctrl.Result{}, nil
+	}
+	// The optimistic lock makes a patch computed from a stale cached object
+	// fail instead of bumping lastTransitionTimes and repeating events.
+	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
+	if err := r.Status().Patch(ctx, &obj, patch); err != nil {
+		if apierrors.IsConflict(err) {
+			// The newer object is on its way to the cache; its event
+			// triggers the next reconcile.
+			log.V(1).Info("Cached MyCustomResource is stale, waiting for the newer one")
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("patching status of MyCustomResource %s: %w", req.NamespacedName, err)
+	}
+	log.V(1).Info("Updated status", "healthy", obj.Status.Healthy, "friend", obj.Spec.Name)
+	r.recordTransition(&obj, orig.Status.Healthy)
 	return ctrl.Result{}, nil
 }
 
-// SetupWithManager sets up the controller with the Manager.
+// observeFriend reads the friend Pod from the cache, only in the namespace of
+// obj.
+func (r *MyCustomResourceReconciler) observeFriend(ctx context.Context, obj *pocv1.MyCustomResource) (friendObservation, error) {
+	var pod corev1.Pod
+	key := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Spec.Name}
+	if err := r.Get(ctx, key, &pod); err != nil {
+		if apierrors.IsNotFound(err) {
+			return friendObservation{}, nil
+		}
+		return friendObservation{}, fmt.Errorf("getting friend Pod %s: %w", key, err)
+	}
+	return friendObservation{pod: &pod}, nil
+}
+
+// recordTransition emits an event when status.Healthy changed.
+func (r *MyCustomResourceReconciler) recordTransition(obj *pocv1.MyCustomResource, wasHealthy bool) {
+	switch {
+	case obj.Status.Healthy && !wasHealthy:
+		r.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, eventFriendFound, eventAction,
+			"Friend Pod %q found", obj.Spec.Name)
+	case !obj.Status.Healthy && wasHealthy:
+		r.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, eventFriendLost, eventAction,
+			"Friend Pod %q is gone or being deleted", obj.Spec.Name)
+	}
+}
+
+// SetupWithManager sets up the controller with the Manager: it indexes
+// MyCustomResources by spec.name and maps each Pod event to the
+// MyCustomResources of the Pod's namespace naming that Pod.
 func (r *MyCustomResourceReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(),
+		&pocv1.MyCustomResource{}, friendNameField, friendNameIndexValue); err != nil {
+		return fmt.Errorf("indexing MyCustomResources by %s: %w", friendNameField, err)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&pocv1.MyCustomResource{}).
+		Watches(&corev1.Pod{},
+			handler.EnqueueRequestsFromMapFunc(r.requestsForPod),
+			builder.WithPredicates(friendPodChanged)).
 		Named("poc-mycustomresource").
 		Complete(r)
 }
