@@ -87,7 +87,8 @@ func parseFlags() *options {
 	flag.StringVar(&o.metricsAddr, "metrics-bind-address", "0",
 		"Address the metrics endpoint binds to, e.g. :8443 for HTTPS or :8080 for HTTP; 0 disables it.")
 	flag.BoolVar(&o.secureMetrics, "metrics-secure", true,
-		"Serve metrics over HTTPS, behind Kubernetes authentication and authorization. --metrics-secure=false serves plain HTTP.")
+		"Serve metrics over HTTPS behind Kubernetes authentication and authorization; "+
+			"--metrics-secure=false serves plain HTTP.")
 	flag.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
 		"Directory holding the metrics server certificate; empty means a generated self-signed one.")
 	flag.StringVar(&o.metricsCertName, "metrics-cert-name", "tls.crt", "File name of the metrics server certificate.")
@@ -108,9 +109,9 @@ func parseFlags() *options {
 		"Container image of Guestbook instances (env GUESTBOOK_IMAGE).")
 	o.zap.BindFlags(flag.CommandLine)
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "Usage of %s:\n", os.Args[0])
-		fmt.Fprintln(flag.CommandLine.Output(),
-			"Runs the sunstrider operator (Application, MyCustomResource, Guestbook, Drink) against the cluster of $KUBECONFIG or the in-cluster config.")
+		_, _ = fmt.Fprintf(flag.CommandLine.Output(), "Usage of %s:\n"+
+			"Runs the sunstrider operator (Application, MyCustomResource, Guestbook, Drink)\n"+
+			"against the cluster of $KUBECONFIG, or the in-cluster configuration.\n", os.Args[0])
 		flag.PrintDefaults()
 	}
 	flag.Parse()

@@ -8,13 +8,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 )
 
 func svc(mutate func(*corev1.Service)) *corev1.Service {
 	s := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Labels: map[string]string{"a": "1"},
-			OwnerReferences: []metav1.OwnerReference{{Kind: "Application", Name: "web", UID: "u", Controller: ptr.To(true)}}},
+			OwnerReferences: []metav1.OwnerReference{{Kind: "Application", Name: "web", UID: "u", Controller: new(true)}}},
 		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}},
 	}
 	if mutate != nil {

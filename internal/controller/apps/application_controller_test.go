@@ -514,11 +514,10 @@ func TestNoWritesAtSteadyState(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
-	apps := []*sunappsv1.Application{seedSample(ns), minimalApp(ns, "quiet")}
 	sample := loadSample(t)
 	sample.Namespace, sample.Name = ns, "sample-quiet"
 	sample.Spec.Service.Ports[0].NodePort = 0
-	apps = append(apps, sample)
+	apps := []*sunappsv1.Application{seedSample(ns), minimalApp(ns, "quiet"), sample}
 	for _, app := range apps {
 		g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
 	}

@@ -13,10 +13,11 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
-func deployment(replicas int32, status appsv1.DeploymentStatus) *appsv1.Deployment {
+// deployment is a two-replica Deployment at generation 2 with the given status.
+func deployment(status appsv1.DeploymentStatus) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Generation: 2},
-		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To(replicas)},
+		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To[int32](2)},
 		Status:     status,
 	}
 }
@@ -48,36 +49,36 @@ func TestComputeStatusConditions(t *testing.T) {
 		{name: "no Deployment", obs: observation{},
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentMissing,
 			wantAvailable: "False", wantProgressing: "False", wantDegraded: "False"},
-		{name: "conflict wins over everything", obs: observation{deployment: deployment(2, healthy), conflicts: []string{"Service ns/web"}},
+		{name: "conflict wins over everything", obs: observation{deployment: deployment(healthy), conflicts: []string{"Service ns/web"}},
 			wantReady: "False", wantReason: sunappsv1.ReasonResourceConflict,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
-		{name: "apply failure", obs: observation{deployment: deployment(2, healthy), failure: &failure{reason: sunappsv1.ReasonApplyFailed, message: "x"}},
+		{name: "apply failure", obs: observation{deployment: deployment(healthy), failure: &failure{reason: sunappsv1.ReasonApplyFailed, message: "x"}},
 			wantReady: "False", wantReason: sunappsv1.ReasonApplyFailed,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
 		{name: "Deployment controller has not seen the new generation",
-			obs:       observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 1})},
+			obs:       observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 1})},
 			wantReady: "False", wantReason: sunappsv1.ReasonRollingOut,
 			wantAvailable: "Unknown", wantProgressing: "Unknown", wantDegraded: "False"},
-		{name: "rolling out", obs: observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 1,
+		{name: "rolling out", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 1,
 			Conditions: []appsv1.DeploymentCondition{available, progressed}})},
 			wantReady: "False", wantReason: sunappsv1.ReasonRollingOut,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
-		{name: "unavailable", obs: observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 1,
+		{name: "unavailable", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 1,
 			Conditions: []appsv1.DeploymentCondition{unavailable, progressed}})},
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentUnavailable,
 			wantAvailable: "False", wantProgressing: "True", wantDegraded: "False"},
-		{name: "progress deadline exceeded", obs: observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2,
+		{name: "progress deadline exceeded", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2,
 			Conditions: []appsv1.DeploymentCondition{unavailable, deadline}})},
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentDegraded,
 			wantAvailable: "False", wantProgressing: "False", wantDegraded: "True"},
-		{name: "replica failure", obs: observation{deployment: deployment(2, appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
+		{name: "replica failure", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
 			Conditions: []appsv1.DeploymentCondition{available, progressed, quotaFail}})},
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentDegraded,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "True"},
-		{name: "Service wanted but missing", obs: observation{deployment: deployment(2, healthy), serviceWanted: true},
+		{name: "Service wanted but missing", obs: observation{deployment: deployment(healthy), serviceWanted: true},
 			wantReady: "False", wantReason: sunappsv1.ReasonApplyFailed,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
-		{name: "ready", obs: observation{deployment: deployment(2, healthy), serviceWanted: true, service: &corev1.Service{}},
+		{name: "ready", obs: observation{deployment: deployment(healthy), serviceWanted: true, service: &corev1.Service{}},
 			wantReady: "True", wantReason: sunappsv1.ReasonReady,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
 	}

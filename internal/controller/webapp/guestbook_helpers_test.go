@@ -19,6 +19,7 @@ package webapp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -94,10 +95,7 @@ func waitForStatefulSet(g *WithT, namespace, name string) *appsv1.StatefulSet {
 // <sts>-<ordinal>, with the template's labels and spec, controlled by sts.
 func createPods(g *WithT, sts *appsv1.StatefulSet, ordinals ...int) {
 	for _, ordinal := range ordinals {
-		labels := map[string]string{}
-		for k, v := range sts.Spec.Template.Labels {
-			labels[k] = v
-		}
+		labels := maps.Clone(sts.Spec.Template.Labels)
 		labels["statefulset.kubernetes.io/pod-name"] = fmt.Sprintf("%s-%d", sts.Name, ordinal)
 		pod := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{
