@@ -173,6 +173,8 @@ CONTROLLER_TOOLS_VERSION ?= v0.23.0
 ## Kubernetes control plane built from the Go module proxy (see hack/k8s/go.mod).
 K8S_VERSION ?= $(shell awk '{for (i = 1; i < NF; i++) if ($$i == "k8s.io/kubernetes") {print $$(i+1); exit}}' hack/k8s/go.mod)
 K8S_BIN ?= $(LOCALBIN)/k8s/$(K8S_VERSION)
+KWOK_VERSION ?= v0.8.0
+KWOK_BIN ?= $(LOCALBIN)/kwok/$(KWOK_VERSION)
 
 GOLANGCI_LINT_VERSION ?= v2.15.0
 .PHONY: kustomize
@@ -190,8 +192,14 @@ k8s-test-bins: ## Build kube-apiserver, etcd and kubectl for envtest into bin/k8
 	./hack/build-k8s.sh "$(K8S_BIN)" kube-apiserver etcd kubectl
 
 .PHONY: k8s-cluster-bins
-k8s-cluster-bins: k8s-test-bins ## Also build kube-controller-manager and kube-scheduler for a whole local cluster.
+k8s-cluster-bins: k8s-test-bins kwok ## Also build kube-controller-manager, kube-scheduler, kwok and kwokctl for a whole local cluster.
 	./hack/build-k8s.sh "$(K8S_BIN)" kube-controller-manager kube-scheduler
+
+.PHONY: kwok
+kwok: $(KWOK_BIN)/kwok $(KWOK_BIN)/kwokctl ## Build kwok and kwokctl into bin/kwok/<version> (once).
+$(KWOK_BIN)/kwok $(KWOK_BIN)/kwokctl:
+	mkdir -p "$(KWOK_BIN)"
+	GOBIN="$(KWOK_BIN)" CGO_ENABLED=0 go install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION) sigs.k8s.io/kwok/cmd/kwokctl@$(KWOK_VERSION)
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Download golangci-lint locally if necessary.
