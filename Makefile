@@ -82,6 +82,19 @@ lint-fix: golangci-lint ## Run golangci-lint linter and perform fixes
 lint-config: golangci-lint ## Verify golangci-lint linter configuration
 	"$(GOLANGCI_LINT)" config verify
 
+##@ Local cluster
+
+DEV_DIR ?= $(LOCALBIN)/dev
+DEV_KUBECONFIG ?= $(DEV_DIR)/kubeconfig
+
+.PHONY: dev-cluster
+dev-cluster: k8s-cluster-bins ## Start a local cluster without Docker (kwokctl binary runtime, 3 fake nodes); kubeconfig in bin/dev/kubeconfig.
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(DEV_DIR)" ./hack/dev-cluster.sh up
+
+.PHONY: dev-cluster-down
+dev-cluster-down: ## Stop and remove the local cluster.
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(DEV_DIR)" ./hack/dev-cluster.sh down
+
 ##@ Build
 
 .PHONY: build

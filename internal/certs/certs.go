@@ -1,0 +1,207 @@
+// Package certs gives the manager serving certificates for its webhooks
+// without anyone's intervention: the leader creates and rotates them in a
+// Secret and injects the CA into the webhook configurations and the CRDs'
+// conversion stanzas (github.com/open-policy-agent/cert-controller); every
+// replica writes the Secret's certificate to its certificate directory and
+// starts serving webhooks only once it is there.
+package certs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"sunstrider.cn/operator/internal/apply"
+)
+
+// The certificate Secret lives in the operator's own namespace only; the
+// webhook configurations and CRDs are updated to carry the CA bundle.
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch;update
+
+const (
+	certName = "tls.crt"
+	keyName  = "tls.key"
+)
+
+// Options configure self-managed certificates.
+type Options struct {
+	// Namespace and SecretName locate the Secret holding CA and serving
+	// certificate. The Secret must exist (it may be empty).
+	Namespace  string
+	SecretName string
+	// ServiceName is the webhook Service; the certificate is valid for its
+	// in-cluster DNS names.
+	ServiceName string
+	// ExtraDNSNames are further names the certificate is valid for
+	// (e.g. "localhost" for a locally running manager).
+	ExtraDNSNames []string
+	// CertDir receives tls.crt and tls.key.
+	CertDir string
+	// MutatingWebhookConfiguration and ValidatingWebhookConfiguration name
+	// the configurations to inject the CA into; empty names are skipped.
+	MutatingWebhookConfiguration   string
+	ValidatingWebhookConfiguration string
+	// ConversionCRDs name the CRDs whose conversion webhook gets the CA.
+	ConversionCRDs []string
+}
+
+// Setup adds the rotator (leader only) and the certificate writer (every
+// replica) to mgr.
+func Setup(mgr ctrl.Manager, o Options) error {
+	if o.Namespace == "" {
+		return errors.New("self-managed certificates need the operator's namespace (--operator-namespace or POD_NAMESPACE)")
+	}
+	webhooks := make([]rotator.WebhookInfo, 0, 2+len(o.ConversionCRDs))
+	if o.MutatingWebhookConfiguration != "" {
+		webhooks = append(webhooks, rotator.WebhookInfo{Name: o.MutatingWebhookConfiguration, Type: rotator.Mutating})
+	}
+	if o.ValidatingWebhookConfiguration != "" {
+		webhooks = append(webhooks, rotator.WebhookInfo{Name: o.ValidatingWebhookConfiguration, Type: rotator.Validating})
+	}
+	for _, crd := range o.ConversionCRDs {
+		webhooks = append(webhooks, rotator.WebhookInfo{Name: crd, Type: rotator.CRDConversion})
+	}
+	dnsName := fmt.Sprintf("%s.%s.svc", o.ServiceName, o.Namespace)
+	if err := rotator.AddRotator(mgr, &rotator.CertRotator{
+		SecretKey:      types.NamespacedName{Namespace: o.Namespace, Name: o.SecretName},
+		CertDir:        o.CertDir,
+		CAName:         "sunstrider-operator-ca",
+		CAOrganization: "sunstrider-operator",
+		DNSName:        dnsName,
+		ExtraDNSNames:  append([]string{dnsName + ".cluster.local", o.ServiceName + "." + o.Namespace}, o.ExtraDNSNames...),
+		IsReady:        make(chan struct{}),
+		Webhooks:       webhooks,
+		FieldOwner:     apply.FieldOwner,
+		// Only the leader rotates; every replica serves.
+		RequireLeaderElection: true,
+		EnableReadinessCheck:  true,
+	}); err != nil {
+		return fmt.Errorf("adding certificate rotator: %w", err)
+	}
+	secrets, err := cache.New(mgr.GetConfig(), cache.Options{
+		Scheme:            mgr.GetScheme(),
+		Mapper:            mgr.GetRESTMapper(),
+		DefaultNamespaces: map[string]cache.Config{o.Namespace: {}},
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Secret{}: {Field: fields.OneTermEqualSelector("metadata.name", o.SecretName)},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("creating certificate Secret cache: %w", err)
+	}
+	return mgr.Add(&writer{cache: secrets, dir: o.CertDir})
+}
+
+// writer keeps CertDir equal to the serving certificate in the Secret,
+// through a watch on that one Secret, on every replica.
+type writer struct {
+	cache cache.Cache
+	dir   string
+}
+
+// NeedLeaderElection is false: every replica serves webhooks.
+func (w *writer) NeedLeaderElection() bool { return false }
+
+// Start watches the Secret and writes its certificate until ctx ends.
+func (w *writer) Start(ctx context.Context) error {
+	log := ctrl.LoggerFrom(ctx).WithName("cert-writer")
+	informer, err := w.cache.GetInformer(ctx, &corev1.Secret{})
+	if err != nil {
+		return fmt.Errorf("watching the certificate Secret: %w", err)
+	}
+	write := func(obj any) {
+		secret, ok := obj.(*corev1.Secret)
+		if !ok {
+			return
+		}
+		if err := writeCert(w.dir, secret.Data[certName], secret.Data[keyName]); err != nil {
+			log.Error(err, "Writing the serving certificate failed", "dir", w.dir)
+		}
+	}
+	if _, err := informer.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    write,
+		UpdateFunc: func(_, obj any) { write(obj) },
+	}); err != nil {
+		return fmt.Errorf("watching the certificate Secret: %w", err)
+	}
+	return w.cache.Start(ctx)
+}
+
+// writeCert writes cert and key into dir, each atomically, when both are
+// present and differ from what is there.
+func writeCert(dir string, cert, key []byte) error {
+	if len(cert) == 0 || len(key) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{keyName: key, certName: cert} {
+		path := filepath.Join(dir, name)
+		if old, err := os.ReadFile(path); err == nil && string(old) == string(data) {
+			continue
+		}
+		tmp, err := os.CreateTemp(dir, "."+name+"-*")
+		if err != nil {
+			return err
+		}
+		if _, err := tmp.Write(data); err != nil {
+			_ = tmp.Close()
+			return err
+		}
+		if err := tmp.Close(); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp.Name(), path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// NewServer wraps a webhook server so that it starts only once its
+// certificate is in CertDir: until then it is not started, and a readiness
+// check on StartedChecker fails.
+func NewServer(inner webhook.Server, certDir string) webhook.Server {
+	return &server{Server: inner, certFile: filepath.Join(certDir, certName), keyFile: filepath.Join(certDir, keyName)}
+}
+
+type server struct {
+	webhook.Server
+	certFile, keyFile string
+}
+
+func (s *server) Start(ctx context.Context) error {
+	log := ctrl.LoggerFrom(ctx).WithName("webhook-server")
+	ticker := time.NewTicker(250 * time.Millisecond)
+	defer ticker.Stop()
+	for !exists(s.certFile) || !exists(s.keyFile) {
+		log.V(1).Info("Waiting for the serving certificate", "file", s.certFile)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+	return s.Server.Start(ctx)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
