@@ -60,7 +60,8 @@ vet: ## Run go vet against code.
 	go vet ./...
 
 .PHONY: verify
-verify: manifests generate ## Fail when committed generated files (CRDs, RBAC, deepcopy) differ from what the markers generate.
+verify: manifests generate kustomize ## Fail when committed generated files (CRDs, RBAC, deepcopy, chart copies) differ from what the markers generate.
+	KUSTOMIZE="$(KUSTOMIZE)" ./hack/sync-chart-crds.sh --check
 	@git diff --exit-code --stat -- config/crd/bases config/rbac/role.yaml ':(glob)api/**/zz_generated.*.go' || { \
 		echo "Generated files are stale: run 'make manifests generate' and commit the result."; exit 1; }
 	@test -z "$$(git ls-files --others --exclude-standard -- config/crd/bases ':(glob)api/**/zz_generated.*.go')" || { \
@@ -69,6 +70,17 @@ verify: manifests generate ## Fail when committed generated files (CRDs, RBAC, d
 .PHONY: test
 test: manifests generate fmt vet k8s-test-bins ## Run unit and envtest tests against a real kube-apiserver and etcd built from source.
 	KUBEBUILDER_ASSETS="$(K8S_BIN)" go test $$(go list ./... | grep -v /test/) -coverprofile cover.out $(TEST_ARGS)
+
+E2E_DIR ?= $(LOCALBIN)/e2e
+E2E_CLUSTER ?= sunstrider-e2e
+
+.PHONY: test-e2e
+test-e2e: k8s-cluster-bins manifests generate kustomize helm build ## End-to-end suite on a fresh local cluster: deploy, RBAC, the seeds' objects (kwokctl, no Docker).
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh up
+	KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \
+		go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS); rc=$$?; \
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
 
 .PHONY: lint
 lint: golangci-lint verify ## Run golangci-lint and fail on stale generated files
@@ -90,6 +102,10 @@ DEV_KUBECONFIG ?= $(DEV_DIR)/kubeconfig
 .PHONY: dev-cluster
 dev-cluster: k8s-cluster-bins ## Start a local cluster without Docker (kwokctl binary runtime, 3 fake nodes); kubeconfig in bin/dev/kubeconfig.
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(DEV_DIR)" ./hack/dev-cluster.sh up
+
+.PHONY: dev
+dev: dev-cluster manifests kustomize build ## The quickest look: local cluster, CRDs and webhooks, the operator running locally, samples applied.
+	KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(DEV_DIR)" ./hack/dev.sh
 
 .PHONY: dev-cluster-down
 dev-cluster-down: ## Stop and remove the local cluster.
@@ -140,6 +156,12 @@ build-installer: manifests generate kustomize ## Generate a consolidated YAML wi
 	mkdir -p dist
 	cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG}
 	"$(KUSTOMIZE)" build config/default > dist/install.yaml
+	KUSTOMIZE="$(KUSTOMIZE)" ./hack/sync-chart-crds.sh
+
+.PHONY: helm-lint
+helm-lint: kustomize helm ## Lint the Helm chart and fail if its generated files are stale.
+	KUSTOMIZE="$(KUSTOMIZE)" ./hack/sync-chart-crds.sh --check
+	"$(HELM)" lint dist/chart --strict
 
 ##@ Deployment
 
@@ -150,7 +172,7 @@ endif
 .PHONY: install
 install: manifests kustomize ## Install CRDs into the K8s cluster specified in ~/.kube/config.
 	@out="$$( "$(KUSTOMIZE)" build config/crd 2>/dev/null || true )"; \
-	if [ -n "$$out" ]; then echo "$$out" | "$(KUBECTL)" apply -f -; else echo "No CRDs to install; skipping."; fi
+	if [ -n "$$out" ]; then echo "$$out" | "$(KUBECTL)" apply --server-side --force-conflicts -f -; else echo "No CRDs to install; skipping."; fi
 
 .PHONY: uninstall
 uninstall: manifests kustomize ## Uninstall CRDs from the K8s cluster specified in ~/.kube/config. Call with ignore-not-found=true to ignore resource not found errors during deletion.
@@ -160,7 +182,7 @@ uninstall: manifests kustomize ## Uninstall CRDs from the K8s cluster specified 
 .PHONY: deploy
 deploy: manifests kustomize ## Deploy controller to the K8s cluster specified in ~/.kube/config.
 	cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG}
-	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply -f -
+	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply --server-side --force-conflicts -f -
 
 .PHONY: undeploy
 undeploy: kustomize ## Undeploy controller from the K8s cluster specified in ~/.kube/config. Call with ignore-not-found=true to ignore resource not found errors during deletion.
@@ -178,6 +200,7 @@ KUBECTL ?= $(K8S_BIN)/kubectl
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
 GOLANGCI_LINT = $(LOCALBIN)/golangci-lint
+HELM ?= $(LOCALBIN)/helm
 
 ## Tool Versions
 KUSTOMIZE_VERSION ?= v5.8.2
@@ -190,6 +213,7 @@ KWOK_VERSION ?= v0.8.0
 KWOK_BIN ?= $(LOCALBIN)/kwok/$(KWOK_VERSION)
 
 GOLANGCI_LINT_VERSION ?= v2.15.0
+HELM_VERSION ?= v3.22.0
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
 $(KUSTOMIZE): $(LOCALBIN)
@@ -213,6 +237,11 @@ kwok: $(KWOK_BIN)/kwok $(KWOK_BIN)/kwokctl ## Build kwok and kwokctl into bin/kw
 $(KWOK_BIN)/kwok $(KWOK_BIN)/kwokctl:
 	mkdir -p "$(KWOK_BIN)"
 	GOBIN="$(KWOK_BIN)" CGO_ENABLED=0 go install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION) sigs.k8s.io/kwok/cmd/kwokctl@$(KWOK_VERSION)
+
+.PHONY: helm
+helm: $(HELM) ## Download helm locally if necessary.
+$(HELM): $(LOCALBIN)
+	$(call go-install-tool,$(HELM),helm.sh/helm/v3/cmd/helm,$(HELM_VERSION))
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Download golangci-lint locally if necessary.

@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
 	// to ensure that exec-entrypoint and run can make use of them.
@@ -43,12 +44,19 @@ import (
 
 	appsv1 "sunstrider.cn/operator/api/apps/v1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
+	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
+	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/certs"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 	examplecontroller "sunstrider.cn/operator/internal/controller/example"
 	poccontroller "sunstrider.cn/operator/internal/controller/poc"
 	webappcontroller "sunstrider.cn/operator/internal/controller/webapp"
+	appswebhook "sunstrider.cn/operator/internal/webhook/apps/v1"
+	examplewebhook "sunstrider.cn/operator/internal/webhook/example/v1"
+	pocwebhook "sunstrider.cn/operator/internal/webhook/poc/v1"
+	webappwebhook "sunstrider.cn/operator/internal/webhook/webapp/v1"
 	// +kubebuilder:scaffold:imports
 )
 
@@ -64,6 +72,8 @@ func init() {
 	utilruntime.Must(pocv1.AddToScheme(scheme))
 	utilruntime.Must(webappv1.AddToScheme(scheme))
 	utilruntime.Must(examplev1.AddToScheme(scheme))
+	utilruntime.Must(examplev1alpha1.AddToScheme(scheme))
+	utilruntime.Must(examplev1beta1.AddToScheme(scheme))
 	// +kubebuilder:scaffold:scheme
 }
 
@@ -79,8 +89,23 @@ type options struct {
 	secureMetrics                                    bool
 	enableHTTP2                                      bool
 	guestbookImage                                   string
+	enableWebhooks                                   bool
+	certMode                                         string
+	webhookSecretName                                string
+	webhookServiceName                               string
+	webhookExtraDNSNames                             string
+	operatorNamespace                                string
 	zap                                              zap.Options
 }
+
+const (
+	// certModeSelf: the manager creates, rotates and injects its own
+	// webhook certificate.
+	certModeSelf = "self"
+	// certModeExternal: something else (cert-manager) provides the
+	// certificate in --webhook-cert-path and injects the CA.
+	certModeExternal = "external"
+)
 
 func parseFlags() *options {
 	o := &options{zap: zap.Options{Development: false}}
@@ -99,7 +124,21 @@ func parseFlags() *options {
 		"Elect a leader through a Lease so only one replica reconciles at a time. Required with more than one replica.")
 	flag.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "",
 		"Namespace of the leader election Lease; empty means the namespace the operator runs in.")
-	flag.StringVar(&o.webhookCertPath, "webhook-cert-path", "", "Directory holding the webhook serving certificate.")
+	flag.BoolVar(&o.enableWebhooks, "enable-webhooks", os.Getenv("ENABLE_WEBHOOKS") != "false",
+		"Serve the admission and conversion webhooks (env ENABLE_WEBHOOKS=false turns them off).")
+	flag.StringVar(&o.certMode, "cert-mode", certModeSelf,
+		"Who provides the webhook certificate: 'self' (the manager creates and rotates it in --webhook-secret-name and "+
+			"injects its CA) or 'external' (e.g. cert-manager mounts it in --webhook-cert-path).")
+	flag.StringVar(&o.webhookCertPath, "webhook-cert-path", "/tmp/k8s-webhook-server/serving-certs",
+		"Directory holding the webhook serving certificate (written there by the manager in --cert-mode=self).")
+	flag.StringVar(&o.webhookSecretName, "webhook-secret-name", "sunstrider-operator-webhook-server-cert",
+		"Secret, in the operator's namespace, holding the self-managed CA and serving certificate.")
+	flag.StringVar(&o.webhookServiceName, "webhook-service-name", "sunstrider-operator-webhook-service",
+		"Service in front of the webhook server; the self-managed certificate is valid for its DNS names.")
+	flag.StringVar(&o.webhookExtraDNSNames, "webhook-extra-dns-names", "",
+		"Comma-separated extra DNS names for the self-managed certificate (e.g. localhost for a local run).")
+	flag.StringVar(&o.operatorNamespace, "operator-namespace", os.Getenv("POD_NAMESPACE"),
+		"Namespace the operator runs in (env POD_NAMESPACE): home of its certificate Secret.")
 	flag.StringVar(&o.webhookCertName, "webhook-cert-name", "tls.crt", "File name of the webhook certificate.")
 	flag.StringVar(&o.webhookCertKey, "webhook-cert-key", "tls.key", "File name of the webhook key.")
 	flag.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the webhook server listens on.")
@@ -141,11 +180,16 @@ func run(o *options) error {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 
-	webhookServerOptions := webhook.Options{TLSOpts: tlsOpts, Port: o.webhookPort}
-	if o.webhookCertPath != "" {
-		webhookServerOptions.CertDir = o.webhookCertPath
-		webhookServerOptions.CertName = o.webhookCertName
-		webhookServerOptions.KeyName = o.webhookCertKey
+	webhookServer := webhook.NewServer(webhook.Options{
+		TLSOpts:  tlsOpts,
+		Port:     o.webhookPort,
+		CertDir:  o.webhookCertPath,
+		CertName: o.webhookCertName,
+		KeyName:  o.webhookCertKey,
+	})
+	if o.certMode == certModeSelf {
+		// The server starts once the manager has written its certificate.
+		webhookServer = certs.NewServer(webhookServer, o.webhookCertPath)
 	}
 
 	metricsServerOptions := metricsserver.Options{
@@ -166,7 +210,7 @@ func run(o *options) error {
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsServerOptions,
-		WebhookServer:           webhook.NewServer(webhookServerOptions),
+		WebhookServer:           webhookServer,
 		HealthProbeBindAddress:  o.probeAddr,
 		LeaderElection:          o.enableLeaderElection,
 		LeaderElectionID:        "sunstrider-operator.sunstrider.cn",
@@ -190,6 +234,15 @@ func run(o *options) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
+	if o.enableWebhooks {
+		if err := setupWebhooks(mgr, o); err != nil {
+			return err
+		}
+		// Not ready until the webhook server serves with its certificate.
+		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+			return fmt.Errorf("adding webhook ready check: %w", err)
+		}
+	}
 
 	setupLog.Info("Starting manager")
 	return mgr.Start(ctrl.SetupSignalHandler())
@@ -205,6 +258,42 @@ func cacheOptions() cache.Options {
 			&corev1.Pod{}: {Transform: poccontroller.PodCacheTransform},
 		},
 	}
+}
+
+func setupWebhooks(mgr ctrl.Manager, o *options) error {
+	switch o.certMode {
+	case certModeSelf:
+		var extra []string
+		if o.webhookExtraDNSNames != "" {
+			extra = strings.Split(o.webhookExtraDNSNames, ",")
+		}
+		if err := certs.Setup(mgr, certs.Options{
+			Namespace:                      o.operatorNamespace,
+			SecretName:                     o.webhookSecretName,
+			ServiceName:                    o.webhookServiceName,
+			ExtraDNSNames:                  extra,
+			CertDir:                        o.webhookCertPath,
+			MutatingWebhookConfiguration:   "sunstrider-operator-mutating-webhook-configuration",
+			ValidatingWebhookConfiguration: "sunstrider-operator-validating-webhook-configuration",
+			ConversionCRDs:                 []string{"drinks.example.com"},
+		}); err != nil {
+			return err
+		}
+	case certModeExternal:
+	default:
+		return fmt.Errorf("--cert-mode must be %q or %q, not %q", certModeSelf, certModeExternal, o.certMode)
+	}
+	for name, setup := range map[string]func(ctrl.Manager) error{
+		"Application":      appswebhook.SetupApplicationWebhookWithManager,
+		"MyCustomResource": pocwebhook.SetupMyCustomResourceWebhookWithManager,
+		"Guestbook":        webappwebhook.SetupGuestbookWebhookWithManager,
+		"Drink":            examplewebhook.SetupDrinkWebhookWithManager,
+	} {
+		if err := setup(mgr); err != nil {
+			return fmt.Errorf("setting up the %s webhook: %w", name, err)
+		}
+	}
+	return nil
 }
 
 func setupControllers(mgr ctrl.Manager, o *options) error {

@@ -25,16 +25,21 @@ import (
 // ConfigMap named after the Drink.
 type DrinkSpec struct {
 	// name is the name of the drink, copied to the ConfigMap's `name` key.
+	// It is free text of 1 to 253 characters without control characters.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="!self.matches('[[:cntrl:]]')",message="must not contain control characters"
 	Name string `json:"name"`
 
-	// drink is the kind of drink (coffee, tea, ...), copied to the
-	// ConfigMap's `drink` key.
+	// drink is the kind of drink (coffee, tea, green tea, ...), copied to
+	// the ConfigMap's `drink` key: 1 to 253 characters, lowercase words of
+	// a-z and 0-9 separated by single spaces or hyphens. The defaulting
+	// webhook trims it, collapses its spaces and lowercases it.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]+([ -][a-z0-9]+)*$')",message="must be lowercase words of a-z and 0-9 separated by single spaces or hyphens"
 	Drink string `json:"drink"`
 }
 
@@ -62,6 +67,7 @@ type DrinkStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:storageversion
 // +kubebuilder:resource:shortName=dr
 // +kubebuilder:printcolumn:name="Drink",type=string,JSONPath=`.spec.drink`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
@@ -70,6 +76,12 @@ type DrinkStatus struct {
 
 // Drink is a drink order, kept by the operator in a ConfigMap of the same
 // name (keys `name` and `drink`).
+//
+// v1 is the hub of the Drink conversions and the version stored in etcd.
+// The older versions v1alpha1 and v1beta1 are still served and converted
+// losslessly to and from v1 (see docs/drink-versions.md); a v1 Drink may
+// carry the annotation example.com/v1beta1-drink-size written by that
+// conversion.
 type Drink struct {
 	metav1.TypeMeta `json:",inline"`
 

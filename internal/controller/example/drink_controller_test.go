@@ -307,8 +307,16 @@ func TestDrinkCRDNames(t *testing.T) {
 	shortNames, _, _ := unstructured.NestedStringSlice(crd.Object, "spec", "names", "shortNames")
 	g.Expect(shortNames).To(Equal([]string{"dr"}))
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	g.Expect(versions).To(HaveLen(1))
-	drinkSchema, _, _ := unstructured.NestedMap(versions[0].(map[string]any),
+	// v1 (the storage version the controller works on), v1beta1, v1alpha1.
+	g.Expect(versions).To(HaveLen(3))
+	var v1 map[string]any
+	for _, v := range versions {
+		if v.(map[string]any)["name"] == "v1" {
+			v1 = v.(map[string]any)
+		}
+	}
+	g.Expect(v1).To(HaveKeyWithValue("storage", true))
+	drinkSchema, _, _ := unstructured.NestedMap(v1,
 		"schema", "openAPIV3Schema", "properties", "spec", "properties", "drink")
 	g.Expect(drinkSchema).To(HaveKeyWithValue("type", "string"))
 	g.Expect(drinkSchema).NotTo(HaveKey("format"))

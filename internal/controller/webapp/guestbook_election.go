@@ -89,7 +89,8 @@ func labelledActive(instances []instance) string {
 }
 
 // electActive chooses the active instance: currentActive while it is Ready,
-// otherwise the Ready instance of lowest ordinal, or none ("") when no
+// otherwise the Ready standby of lowest ordinal, otherwise the Ready instance
+// of lowest ordinal, or none ("") when no
 // instance is Ready. standby lists the other instances by ordinal (nil when
 // there are none).
 func electActive(instances []instance, currentActive string) (active string, standby []string) {
@@ -100,9 +101,17 @@ func electActive(instances []instance, currentActive string) (active string, sta
 			active = in.Name
 		}
 	}
-	if active == "" {
+	// Failover promotes the next Ready standby; a fresh instance (no role
+	// yet, e.g. the replacement of a deleted active) only when none is left.
+	for _, eligible := range []func(instance) bool{
+		func(in instance) bool { return in.Ready && in.Role == RoleStandby },
+		func(in instance) bool { return in.Ready },
+	} {
+		if active != "" {
+			break
+		}
 		for _, in := range sorted {
-			if in.Ready {
+			if eligible(in) {
 				active = in.Name
 				break
 			}

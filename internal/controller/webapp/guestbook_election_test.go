@@ -77,6 +77,13 @@ func TestElectActive(t *testing.T) {
 			wantStandby: []string{"gb-10"},
 		},
 		{
+			name: "the replacement of a deleted active waits behind a ready standby",
+			instances: []instance{{Name: "gb-0", Ordinal: 0, Ready: true},
+				{Name: "gb-1", Ordinal: 1, Ready: true, Role: RoleStandby}, {Name: "gb-2", Ordinal: 2, Ready: true, Role: RoleStandby}},
+			wantActive:  "gb-1",
+			wantStandby: []string{"gb-0", "gb-2"},
+		},
+		{
 			name:       "single ready instance",
 			instances:  []instance{in("gb-0", 0, true)},
 			current:    "gb-0",

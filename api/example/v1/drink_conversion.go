@@ -1,0 +1,25 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import "sigs.k8s.io/controller-runtime/pkg/conversion"
+
+var _ conversion.Hub = &Drink{}
+
+// Hub marks v1 as the hub of the Drink conversions: v1alpha1 and v1beta1
+// convert to and from v1, never to each other.
+func (*Drink) Hub() {}

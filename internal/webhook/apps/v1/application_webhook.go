@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package v1 holds the admission webhooks of apps.sunstrider.cn/v1: the
+// defaulting and validating webhooks of Application.
+package v1
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+)
+
+// SetupApplicationWebhookWithManager registers the defaulting and
+// validating webhooks of Application with mgr's webhook server.
+func SetupApplicationWebhookWithManager(mgr ctrl.Manager) error {
+	if err := ctrl.NewWebhookManagedBy(mgr, &sunappsv1.Application{}).
+		WithDefaulter(&ApplicationDefaulter{}).
+		WithValidator(&ApplicationValidator{}).
+		Complete(); err != nil {
+		return fmt.Errorf("setting up the Application webhooks: %w", err)
+	}
+	return nil
+}
+
+// +kubebuilder:webhook:path=/mutate-apps-sunstrider-cn-v1-application,mutating=true,failurePolicy=fail,sideEffects=None,groups=apps.sunstrider.cn,resources=applications,verbs=create;update,versions=v1,name=mapplication-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
+
+// ApplicationDefaulter fills in the defaults of an Application: see
+// defaultApplication.
+type ApplicationDefaulter struct{}
+
+var _ admission.Defaulter[*sunappsv1.Application] = &ApplicationDefaulter{}
+
+// Default implements admission.Defaulter.
+func (d *ApplicationDefaulter) Default(ctx context.Context, app *sunappsv1.Application) error {
+	req, err := admission.RequestFromContext(ctx)
+	if err != nil {
+		return fmt.Errorf("defaulting Application %s/%s: %w", app.Namespace, app.Name, err)
+	}
+	var old *sunappsv1.Application
+	if req.Operation == admissionv1.Update && len(req.OldObject.Raw) > 0 {
+		old = &sunappsv1.Application{}
+		if err := json.Unmarshal(req.OldObject.Raw, old); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("decoding the old Application: %v", err))
+		}
+	}
+	defaultApplication(app, old)
+	ctrl.LoggerFrom(ctx).V(1).Info("defaulted Application", "operation", req.Operation)
+	return nil
+}
+
+// +kubebuilder:webhook:path=/validate-apps-sunstrider-cn-v1-application,mutating=false,failurePolicy=fail,sideEffects=None,groups=apps.sunstrider.cn,resources=applications,verbs=create;update,versions=v1,name=vapplication-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
+
+// ApplicationValidator rejects invalid Applications: see
+// validateApplication and validateApplicationUpdate.
+type ApplicationValidator struct{}
+
+var _ admission.Validator[*sunappsv1.Application] = &ApplicationValidator{}
+
+// ValidateCreate implements admission.Validator.
+func (v *ApplicationValidator) ValidateCreate(ctx context.Context, app *sunappsv1.Application) (admission.Warnings, error) {
+	return nil, invalid(ctx, app, validateApplication(app))
+}
+
+// ValidateUpdate implements admission.Validator. An update that leaves the
+// spec as it is always passes, so that an Application stored before a rule
+// existed can still get its metadata (finalizers, labels) changed.
+func (v *ApplicationValidator) ValidateUpdate(ctx context.Context, oldApp, app *sunappsv1.Application) (admission.Warnings, error) {
+	return nil, invalid(ctx, app, validateApplicationUpdate(oldApp, app))
+}
+
+// ValidateDelete implements admission.Validator; deleting is always allowed.
+func (v *ApplicationValidator) ValidateDelete(context.Context, *sunappsv1.Application) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// invalid turns errs into the API's Invalid error for app, nil when empty.
+func invalid(ctx context.Context, app *sunappsv1.Application, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("rejected Application", "errors", errs.ToAggregate().Error())
+	return apierrors.NewInvalid(sunappsv1.GroupVersion.WithKind("Application").GroupKind(), app.Name, errs)
+}

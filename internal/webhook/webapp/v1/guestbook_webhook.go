@@ -1,0 +1,90 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package v1 holds the admission webhooks of webapp.my.domain/v1: the
+// defaulting and validating webhooks of Guestbook.
+package v1
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+)
+
+// SetupGuestbookWebhookWithManager registers the defaulting and validating
+// webhooks of Guestbook with mgr's webhook server.
+func SetupGuestbookWebhookWithManager(mgr ctrl.Manager) error {
+	if err := ctrl.NewWebhookManagedBy(mgr, &webappv1.Guestbook{}).
+		WithDefaulter(&GuestbookDefaulter{}).
+		WithValidator(&GuestbookValidator{}).
+		Complete(); err != nil {
+		return fmt.Errorf("setting up the Guestbook webhooks: %w", err)
+	}
+	return nil
+}
+
+// +kubebuilder:webhook:path=/mutate-webapp-my-domain-v1-guestbook,mutating=true,failurePolicy=fail,sideEffects=None,groups=webapp.my.domain,resources=guestbooks,verbs=create;update,versions=v1,name=mguestbook-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
+
+// GuestbookDefaulter fills in the defaults of a Guestbook: see
+// defaultGuestbook.
+type GuestbookDefaulter struct{}
+
+var _ admission.Defaulter[*webappv1.Guestbook] = &GuestbookDefaulter{}
+
+// Default implements admission.Defaulter.
+func (d *GuestbookDefaulter) Default(ctx context.Context, gb *webappv1.Guestbook) error {
+	defaultGuestbook(gb)
+	ctrl.LoggerFrom(ctx).V(1).Info("defaulted Guestbook")
+	return nil
+}
+
+// +kubebuilder:webhook:path=/validate-webapp-my-domain-v1-guestbook,mutating=false,failurePolicy=fail,sideEffects=None,groups=webapp.my.domain,resources=guestbooks,verbs=create;update,versions=v1,name=vguestbook-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
+
+// GuestbookValidator rejects invalid Guestbooks: see validateGuestbook and
+// validateGuestbookUpdate.
+type GuestbookValidator struct{}
+
+var _ admission.Validator[*webappv1.Guestbook] = &GuestbookValidator{}
+
+// ValidateCreate implements admission.Validator.
+func (v *GuestbookValidator) ValidateCreate(ctx context.Context, gb *webappv1.Guestbook) (admission.Warnings, error) {
+	return nil, invalid(ctx, gb, validateGuestbook(gb))
+}
+
+// ValidateUpdate implements admission.Validator. An unchanged spec passes.
+func (v *GuestbookValidator) ValidateUpdate(ctx context.Context, old, gb *webappv1.Guestbook) (admission.Warnings, error) {
+	return nil, invalid(ctx, gb, validateGuestbookUpdate(old, gb))
+}
+
+// ValidateDelete implements admission.Validator; deleting is always allowed.
+func (v *GuestbookValidator) ValidateDelete(context.Context, *webappv1.Guestbook) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// invalid turns errs into the API's Invalid error for gb, nil when empty.
+func invalid(ctx context.Context, gb *webappv1.Guestbook, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("rejected Guestbook", "errors", errs.ToAggregate().Error())
+	return apierrors.NewInvalid(webappv1.GroupVersion.WithKind("Guestbook").GroupKind(), gb.Name, errs)
+}

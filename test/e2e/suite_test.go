@@ -1,0 +1,205 @@
+//go:build e2e
+
+// Package e2e runs the operator against a whole local cluster (kwokctl's
+// binary runtime: real kube-apiserver, kube-controller-manager, scheduler;
+// kwok runs the Pods). `make test-e2e` starts the cluster and runs it.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	examplev1 "sunstrider.cn/operator/api/example/v1"
+	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
+	pocv1 "sunstrider.cn/operator/api/poc/v1"
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/testutil"
+)
+
+const (
+	operatorNamespace = "sunstrider-operator-system"
+	serviceAccount    = "sunstrider-operator-controller-manager"
+	// The locally running operator's ports, apart from `make dev`'s.
+	webhookPort = 19443
+	probePort   = 18081
+)
+
+var (
+	scheme    = runtime.NewScheme()
+	root      string
+	kubectl   string
+	kustomize string
+	helm      string
+	manager   string
+	workDir   string
+	// admin talks to the cluster as its administrator.
+	admin client.Client
+	// operator is the locally running manager process.
+	operator *exec.Cmd
+	logFile  string
+)
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(sunappsv1.AddToScheme(scheme))
+	utilruntime.Must(pocv1.AddToScheme(scheme))
+	utilruntime.Must(webappv1.AddToScheme(scheme))
+	utilruntime.Must(examplev1.AddToScheme(scheme))
+	utilruntime.Must(examplev1alpha1.AddToScheme(scheme))
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	if root, err = testutil.RepoRoot(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for name, dst := range map[string]*string{"KUBECTL": &kubectl, "KUSTOMIZE": &kustomize, "HELM": &helm, "MANAGER": &manager} {
+		if *dst = os.Getenv(name); *dst == "" {
+			fmt.Fprintf(os.Stderr, "%s is not set: run the suite with `make test-e2e`\n", name)
+			return 1
+		}
+	}
+	if os.Getenv("KUBECONFIG") == "" {
+		fmt.Fprintln(os.Stderr, "KUBECONFIG is not set: run the suite with `make test-e2e`")
+		return 1
+	}
+	if workDir, err = os.MkdirTemp("", "sunstrider-e2e-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	cfg.QPS = -1
+	if admin, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	code := m.Run()
+	stopOperator()
+	return code
+}
+
+// sh runs a command with the suite's environment and returns its combined output.
+func sh(t testing.TB, stdin []byte, name string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = root
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// mustSh is sh that fails the test on error.
+func mustSh(t testing.TB, stdin []byte, name string, args ...string) string {
+	t.Helper()
+	out, err := sh(t, stdin, name, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// startOperator runs the manager as a local process with kubeconfig, serving
+// webhooks on webhookPort, and waits until it is ready.
+func startOperator(t *testing.T, kubeconfig string) {
+	t.Helper()
+	g := NewWithT(t)
+	logFile = filepath.Join(workDir, "manager.log")
+	f, err := os.Create(logFile)
+	g.Expect(err).NotTo(HaveOccurred())
+	operator = exec.Command(manager,
+		"--operator-namespace="+operatorNamespace,
+		"--webhook-extra-dns-names=localhost",
+		fmt.Sprintf("--webhook-port=%d", webhookPort),
+		"--webhook-cert-path="+filepath.Join(workDir, "certs"),
+		fmt.Sprintf("--health-probe-bind-address=:%d", probePort),
+		"--metrics-bind-address=0",
+		"--leader-elect",
+		"--leader-election-namespace="+operatorNamespace,
+	)
+	operator.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	operator.Stdout, operator.Stderr = f, f
+	g.Expect(operator.Start()).To(Succeed())
+	g.Eventually(func() error {
+		if operator.ProcessState != nil {
+			return StopTrying("the operator exited")
+		}
+		resp, err := http.Get(fmt.Sprintf("http://localhost:%d/readyz", probePort))
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("readyz: %s", resp.Status)
+		}
+		return nil
+	}, 90*time.Second, 250*time.Millisecond).Should(Succeed(), "operator log:\n%s", operatorLog())
+}
+
+func stopOperator() {
+	if operator == nil || operator.Process == nil || operator.ProcessState != nil {
+		return
+	}
+	_ = operator.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = operator.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = operator.Process.Kill()
+	}
+}
+
+func operatorLog() string {
+	data, _ := os.ReadFile(logFile)
+	lines := strings.Split(string(data), "\n")
+	if len(lines) > 60 {
+		lines = lines[len(lines)-60:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// dumpOnFailure prints what a failing test needs: operator logs, events,
+// and the objects involved.
+func dumpOnFailure(t *testing.T, namespace string, kinds ...string) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		t.Logf("operator log (tail):\n%s", operatorLog())
+		out, _ := sh(t, nil, kubectl, "get", "events", "-n", namespace, "--sort-by=.lastTimestamp")
+		t.Logf("events in %s:\n%s", namespace, out)
+		for _, k := range kinds {
+			out, _ := sh(t, nil, kubectl, "get", k, "-n", namespace, "-o", "yaml")
+			t.Logf("%s in %s:\n%s", k, namespace, out)
+		}
+	})
+}
+
+func ctx() context.Context { return context.Background() }
