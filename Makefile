@@ -117,9 +117,10 @@ dev-cluster-down: ## Stop and remove the local cluster.
 build: manifests generate fmt vet ## Build manager binary.
 	go build -o bin/manager cmd/main.go
 
+RUN_ARGS ?= --operator-namespace=sunstrider-operator-system --webhook-extra-dns-names=localhost --webhook-cert-path=$(LOCALBIN)/run-certs
 .PHONY: run
-run: manifests generate fmt vet ## Run a controller from your host.
-	go run ./cmd/main.go
+run: manifests generate fmt vet ## Run the operator from your host against $KUBECONFIG (ENABLE_WEBHOOKS=false turns webhooks off).
+	go run ./cmd/main.go $(RUN_ARGS)
 
 # If you wish to build the manager image targeting other platforms you can use the --platform flag.
 # (i.e. docker build --platform linux/arm64). However, you must enable docker buildKit for it.

@@ -267,7 +267,7 @@ func setupWebhooks(mgr ctrl.Manager, o *options) error {
 		if o.webhookExtraDNSNames != "" {
 			extra = strings.Split(o.webhookExtraDNSNames, ",")
 		}
-		if err := certs.Setup(mgr, certs.Options{
+		certsReady, err := certs.Setup(mgr, certs.Options{
 			Namespace:                      o.operatorNamespace,
 			SecretName:                     o.webhookSecretName,
 			ServiceName:                    o.webhookServiceName,
@@ -276,8 +276,12 @@ func setupWebhooks(mgr ctrl.Manager, o *options) error {
 			MutatingWebhookConfiguration:   "sunstrider-operator-mutating-webhook-configuration",
 			ValidatingWebhookConfiguration: "sunstrider-operator-validating-webhook-configuration",
 			ConversionCRDs:                 []string{"drinks.example.com"},
-		}); err != nil {
+		})
+		if err != nil {
 			return err
+		}
+		if err := mgr.AddReadyzCheck("certificates", certsReady); err != nil {
+			return fmt.Errorf("adding certificate ready check: %w", err)
 		}
 	case certModeExternal:
 	default:

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,6 +23,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"sunstrider.cn/operator/internal/apply"
@@ -61,10 +63,12 @@ type Options struct {
 }
 
 // Setup adds the rotator (leader only) and the certificate writer (every
-// replica) to mgr.
-func Setup(mgr ctrl.Manager, o Options) error {
+// replica) to mgr, and returns a readiness check: on the leader it passes
+// once the CA is injected (so a ready operator's webhooks are trusted), on
+// other replicas at once (they serve the leader's certificate).
+func Setup(mgr ctrl.Manager, o Options) (healthz.Checker, error) {
 	if o.Namespace == "" {
-		return errors.New("self-managed certificates need the operator's namespace (--operator-namespace or POD_NAMESPACE)")
+		return nil, errors.New("self-managed certificates need the operator's namespace (--operator-namespace or POD_NAMESPACE)")
 	}
 	webhooks := make([]rotator.WebhookInfo, 0, 2+len(o.ConversionCRDs))
 	if o.MutatingWebhookConfiguration != "" {
@@ -77,6 +81,7 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		webhooks = append(webhooks, rotator.WebhookInfo{Name: crd, Type: rotator.CRDConversion})
 	}
 	dnsName := fmt.Sprintf("%s.%s.svc", o.ServiceName, o.Namespace)
+	injected := make(chan struct{})
 	if err := rotator.AddRotator(mgr, &rotator.CertRotator{
 		SecretKey:      types.NamespacedName{Namespace: o.Namespace, Name: o.SecretName},
 		CertDir:        o.CertDir,
@@ -84,14 +89,14 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		CAOrganization: "sunstrider-operator",
 		DNSName:        dnsName,
 		ExtraDNSNames:  append([]string{dnsName + ".cluster.local", o.ServiceName + "." + o.Namespace}, o.ExtraDNSNames...),
-		IsReady:        make(chan struct{}),
+		IsReady:        injected,
 		Webhooks:       webhooks,
 		FieldOwner:     apply.FieldOwner,
 		// Only the leader rotates; every replica serves.
 		RequireLeaderElection: true,
 		EnableReadinessCheck:  true,
 	}); err != nil {
-		return fmt.Errorf("adding certificate rotator: %w", err)
+		return nil, fmt.Errorf("adding certificate rotator: %w", err)
 	}
 	secrets, err := cache.New(mgr.GetConfig(), cache.Options{
 		Scheme:            mgr.GetScheme(),
@@ -102,9 +107,24 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("creating certificate Secret cache: %w", err)
+		return nil, fmt.Errorf("creating certificate Secret cache: %w", err)
 	}
-	return mgr.Add(&writer{cache: secrets, dir: o.CertDir})
+	if err := mgr.Add(&writer{cache: secrets, dir: o.CertDir}); err != nil {
+		return nil, err
+	}
+	return func(*http.Request) error {
+		select {
+		case <-mgr.Elected():
+		default:
+			return nil
+		}
+		select {
+		case <-injected:
+			return nil
+		default:
+			return errors.New("the CA is not injected into the webhook configurations yet")
+		}
+	}, nil
 }
 
 // writer keeps CertDir equal to the serving certificate in the Secret,

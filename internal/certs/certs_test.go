@@ -1,0 +1,186 @@
+package certs_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	examplev1 "sunstrider.cn/operator/api/example/v1"
+	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
+	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
+	pocv1 "sunstrider.cn/operator/api/poc/v1"
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/certs"
+	"sunstrider.cn/operator/internal/testutil"
+	appswebhook "sunstrider.cn/operator/internal/webhook/apps/v1"
+	examplewebhook "sunstrider.cn/operator/internal/webhook/example/v1"
+	pocwebhook "sunstrider.cn/operator/internal/webhook/poc/v1"
+	webappwebhook "sunstrider.cn/operator/internal/webhook/webapp/v1"
+)
+
+const (
+	namespace  = "operator-system"
+	secretName = "webhook-server-cert"
+)
+
+func newScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	utilruntime.Must(sunappsv1.AddToScheme(s))
+	utilruntime.Must(pocv1.AddToScheme(s))
+	utilruntime.Must(webappv1.AddToScheme(s))
+	utilruntime.Must(examplev1.AddToScheme(s))
+	utilruntime.Must(examplev1alpha1.AddToScheme(s))
+	utilruntime.Must(examplev1beta1.AddToScheme(s))
+	return s
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestManagerWithoutCertificateBecomesReadyAndServes starts a manager with
+// an empty certificate directory and an empty Secret: it must create its CA
+// and serving certificate, inject the CA into the webhook configurations and
+// the Drink CRD's conversion stanza, become ready, and then serve admission
+// and conversion that the API server trusts.
+func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
+	g := NewWithT(t)
+	scheme := newScheme()
+	env, err := testutil.NewEnvironment()
+	g.Expect(err).NotTo(HaveOccurred())
+	root, err := testutil.RepoRoot()
+	g.Expect(err).NotTo(HaveOccurred())
+	env.Scheme = scheme
+	env.WebhookInstallOptions = envtest.WebhookInstallOptions{
+		Paths:                        []string{filepath.Join(root, "config", "webhook")},
+		LocalServingHostExternalName: "localhost",
+	}
+	cfg, err := testutil.Start(env)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = env.Stop() }()
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	ctx := context.Background()
+	g.Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
+	g.Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: secretName}})).To(Succeed())
+
+	certDir := filepath.Join(t.TempDir(), "certs")
+	probePort := freePort(t)
+	wio := env.WebhookInstallOptions
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: fmt.Sprintf("127.0.0.1:%d", probePort),
+		WebhookServer: certs.NewServer(webhook.NewServer(webhook.Options{
+			Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: certDir,
+		}), certDir),
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	ready, err := certs.Setup(mgr, certs.Options{
+		Namespace:                      namespace,
+		SecretName:                     secretName,
+		ServiceName:                    "webhook-service",
+		ExtraDNSNames:                  []string{"localhost"},
+		CertDir:                        certDir,
+		MutatingWebhookConfiguration:   "mutating-webhook-configuration",
+		ValidatingWebhookConfiguration: "validating-webhook-configuration",
+		ConversionCRDs:                 []string{"drinks.example.com"},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, setup := range []func(ctrl.Manager) error{
+		appswebhook.SetupApplicationWebhookWithManager,
+		pocwebhook.SetupMyCustomResourceWebhookWithManager,
+		webappwebhook.SetupGuestbookWebhookWithManager,
+		examplewebhook.SetupDrinkWebhookWithManager,
+	} {
+		g.Expect(setup(mgr)).To(Succeed())
+	}
+	g.Expect(mgr.AddReadyzCheck("certificates", ready)).To(Succeed())
+	g.Expect(mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker())).To(Succeed())
+	g.Expect(mgr.AddHealthzCheck("ping", healthz.Ping)).To(Succeed())
+
+	_, err = os.Stat(filepath.Join(certDir, "tls.crt"))
+	g.Expect(os.IsNotExist(err)).To(BeTrue(), "no certificate before the manager starts")
+
+	mctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+	defer func() { cancel(); <-done }()
+
+	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
+	g.Eventually(func() (int, error) {
+		resp, err := http.Get(readyz)
+		if err != nil {
+			return 0, err
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode, nil
+	}, 60*time.Second, 100*time.Millisecond).Should(Equal(http.StatusOK))
+
+	// The certificate is in the Secret and on disk.
+	secret := &corev1.Secret{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, secret)).To(Succeed())
+	g.Expect(secret.Data).To(HaveKey("tls.crt"))
+	g.Expect(secret.Data).To(HaveKey("ca.crt"))
+	onDisk, err := os.ReadFile(filepath.Join(certDir, "tls.crt"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(onDisk).To(Equal(secret.Data["tls.crt"]))
+
+	// Admission: the API server trusts the injected CA and the webhook answers.
+	// Template labels contradicting the selector: only the webhook checks that.
+	bad := &sunappsv1.Application{
+		ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: namespace},
+		Spec: sunappsv1.ApplicationSpec{Deployment: sunappsv1.DeploymentTemplate{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "b"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+			},
+		}},
+	}
+	err = c.Create(ctx, bad)
+	g.Expect(apierrors.IsInvalid(err) || apierrors.IsForbidden(err)).To(BeTrue(), "got %v", err)
+	g.Expect(err.Error()).To(ContainSubstring(`admission webhook "vapplication-v1.sunstrider.cn" denied the request`))
+	g.Expect(err.Error()).NotTo(ContainSubstring("x509"))
+
+	// Conversion: written as v1alpha1, read as v1 through the webhook.
+	alpha := &examplev1alpha1.Drink{
+		ObjectMeta: metav1.ObjectMeta{Name: "order", Namespace: namespace},
+		Spec:       examplev1alpha1.DrinkSpec{Order: "coffee for joe"},
+	}
+	g.Expect(c.Create(ctx, alpha)).To(Succeed())
+	hub := &examplev1.Drink{}
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(alpha), hub)).To(Succeed())
+	g.Expect(hub.Spec.Drink).To(Equal("coffee"))
+	g.Expect(hub.Spec.Name).To(Equal("joe"))
+}
