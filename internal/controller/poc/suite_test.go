@@ -17,39 +17,29 @@ limitations under the License.
 package poc
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
-	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
 var (
-	scheme    = runtime.NewScheme()
-	cfg       *rest.Config
+	scheme = runtime.NewScheme()
+	suite  = &testutil.Suite{Scheme: scheme, Setup: setupMyCustomResourceController, Options: []func(*ctrl.Options){withPodTransform}}
+	// k8sClient talks to the API server directly.
 	k8sClient client.Client
 	// writes counts the API writes of the running manager.
 	writes *testutil.WriteCounter
-	// stopManager stops the running manager and waits for it to end.
-	stopManager func()
 )
 
 func init() {
@@ -58,96 +48,36 @@ func init() {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	suite.BeforeRun = func() { k8sClient, writes = suite.Client, suite.Writes }
+	os.Exit(suite.Run(m))
 }
 
-func run(m *testing.M) int {
-	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
-	env, err := testutil.NewEnvironment()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cfg, err = testutil.Start(env)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer stopEnv(env)
-	k8sClient, err = client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := startManager(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() { stopManager() }()
-	return m.Run()
+// startManager starts a fresh manager with a fresh write counter; options
+// may tune the manager's options.
+func startManager(options ...func(*ctrl.Options)) error {
+	err := suite.StartManager(options...)
+	writes = suite.Writes
+	return err
 }
 
-func stopEnv(env *envtest.Environment) {
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
-	}
-}
+func stopManager() { suite.StopManager() }
 
-// startManager starts a fresh manager, with a fresh write counter, running
-// the MyCustomResource controller with the Pod cache transform main uses,
-// and waits for its caches to sync.
-func startManager() error {
-	writes = testutil.NewWriteCounter()
-	mgr, err := ctrl.NewManager(writes.Wrap(cfg), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}: {Transform: PodCacheTransform},
-		}},
-		// The restart test runs a second manager with the same controller.
-		Controller: config.Controller{SkipNameValidation: new(true)},
-	})
-	if err != nil {
-		return err
-	}
-	if err := (&MyCustomResourceReconciler{
+// newG returns a gomega bound to t with timeouts fit for envtest.
+func newG(t *testing.T) *WithT { return testutil.NewG(t) }
+
+// setupMyCustomResourceController registers the controller with the Pod
+// cache transform main uses.
+func setupMyCustomResourceController(mgr ctrl.Manager) error {
+	return (&MyCustomResourceReconciler{
 		Client:   mgr.GetClient(),
 		Scheme:   mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorder("sunstrider-operator"),
-	}).SetupWithManager(mgr); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		cancel()
-		return fmt.Errorf("manager cache did not sync: %v", <-done)
-	}
-	stopManager = func() {
-		cancel()
-		if err := <-done; err != nil {
-			fmt.Fprintln(os.Stderr, "manager:", err)
-		}
-	}
-	return nil
+	}).SetupWithManager(mgr)
 }
 
-// zapLevel keeps test output short unless TEST_VERBOSE_LOGS is set.
-func zapLevel() zapcore.Level {
-	if os.Getenv("TEST_VERBOSE_LOGS") != "" {
-		return zapcore.DebugLevel
-	}
-	return zapcore.ErrorLevel
-}
-
-// newG returns a gomega bound to t with timeouts fit for envtest.
-func newG(t *testing.T) *WithT {
-	g := NewWithT(t)
-	g.SetDefaultEventuallyTimeout(20 * time.Second)
-	g.SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	g.SetDefaultConsistentlyDuration(time.Second)
-	g.SetDefaultConsistentlyPollingInterval(50 * time.Millisecond)
-	return g
+// withPodTransform is the cache option main sets for Pods.
+func withPodTransform(o *ctrl.Options) {
+	o.Cache = cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Pod{}: {Transform: PodCacheTransform},
+	}}
 }

@@ -164,7 +164,7 @@ func expectRoles(g *WithT, namespace, name, active string, standby ...string) {
 // watchMostActives watches the Pods of the Guestbook name and returns a
 // function giving the largest number of them ever labelled active at once.
 func watchMostActives(t *testing.T, g *WithT, namespace, name string) func() int {
-	wc, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	wc, err := client.NewWithWatch(suite.Config, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
 	w, err := wc.Watch(context.Background(), &corev1.PodList{}, client.InNamespace(namespace), client.MatchingLabels{LabelGuestbook: name})
 	g.Expect(err).NotTo(HaveOccurred())

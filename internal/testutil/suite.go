@@ -1,0 +1,141 @@
+package testutil
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+
+	"go.uber.org/zap/zapcore"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+)
+
+// Suite is one package's envtest control plane and the manager under test,
+// whose API writes are counted. A package starts it once, from TestMain.
+type Suite struct {
+	// Scheme knows every type the package's tests and controllers use.
+	Scheme *runtime.Scheme
+	// Setup registers the package's controllers with a new manager.
+	Setup func(ctrl.Manager) error
+	// Options tune every manager's options (its cache, for instance).
+	Options []func(*ctrl.Options)
+	// BeforeRun, when set, runs once the control plane and the first manager
+	// are up, before the tests (to copy Config, Client or Writes into package
+	// variables).
+	BeforeRun func()
+
+	// Config reaches the API server as its administrator.
+	Config *rest.Config
+	// Client talks to the API server directly, without a cache.
+	Client client.Client
+	// Writes counts the running manager's API writes; a restart replaces it.
+	Writes *WriteCounter
+
+	stop func()
+}
+
+// Run starts the control plane, a client and a manager, runs the tests and
+// tears everything down. It returns the exit code for os.Exit.
+func (s *Suite) Run(m *testing.M) int {
+	level := zapcore.ErrorLevel
+	if os.Getenv("TEST_VERBOSE_LOGS") != "" {
+		level = zapcore.DebugLevel
+	}
+	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr), zap.Level(level)))
+
+	env, err := NewEnvironment()
+	if err != nil {
+		return fail(err)
+	}
+	if s.Config, err = Start(env); err != nil {
+		return fail(err)
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+		}
+	}()
+	if s.Client, err = client.New(s.Config, client.Options{Scheme: s.Scheme}); err != nil {
+		return fail(err)
+	}
+	if err := s.StartManager(); err != nil {
+		return fail(err)
+	}
+	defer s.StopManager()
+	if s.BeforeRun != nil {
+		s.BeforeRun()
+	}
+	return m.Run()
+}
+
+func fail(err error) int {
+	fmt.Fprintln(os.Stderr, err)
+	return 1
+}
+
+// StartManager starts a fresh manager with a fresh write counter, set up by
+// s.Setup, and waits for its caches to sync. Options may tune the manager's
+// options (its cache, for instance).
+func (s *Suite) StartManager(options ...func(*ctrl.Options)) error {
+	s.Writes = NewWriteCounter()
+	opts := ctrl.Options{
+		Scheme:                 s.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		// Restart tests register the same controllers again in this process.
+		Controller: config.Controller{SkipNameValidation: new(true)},
+	}
+	for _, option := range append(slices.Clone(s.Options), options...) {
+		option(&opts)
+	}
+	mgr, err := ctrl.NewManager(s.Writes.Wrap(s.Config), opts)
+	if err != nil {
+		return err
+	}
+	if err := s.Setup(mgr); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		cancel()
+		return fmt.Errorf("manager cache did not sync: %v", <-done)
+	}
+	s.stop = sync.OnceFunc(func() {
+		cancel()
+		if err := <-done; err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+		}
+	})
+	return nil
+}
+
+// StopManager stops the running manager and waits for it to end. Stopping
+// a stopped manager does nothing.
+func (s *Suite) StopManager() {
+	if s.stop != nil {
+		s.stop()
+	}
+}
+
+// NewG returns a gomega bound to t with timeouts fit for envtest.
+func NewG(t *testing.T) *gomega.WithT {
+	g := gomega.NewWithT(t)
+	g.SetDefaultEventuallyTimeout(20 * time.Second)
+	g.SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	g.SetDefaultConsistentlyDuration(time.Second)
+	g.SetDefaultConsistentlyPollingInterval(50 * time.Millisecond)
+	return g
+}
