@@ -37,7 +37,8 @@ up() {
       --kube-scheduler-binary "$K8S_BIN/kube-scheduler" \
       --etcd-binary "$K8S_BIN/etcd" \
       --kwok-controller-binary "$KWOK_BIN/kwok" \
-      --disable-qps-limits --wait 2m
+      --disable-qps-limits --wait 2m \
+      3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-  # the cluster's daemons must not inherit our descriptors (e.g. a flock)
     "$kwokctl" get kubeconfig --name "$DEV_CLUSTER" > "$kubeconfig.tmp"
     mv "$kubeconfig.tmp" "$kubeconfig"
   fi
