@@ -62,6 +62,19 @@ func SetHash(obj metav1.Object) error {
 	return nil
 }
 
+// IsOurs reports whether obj is a child the operator made for the owner
+// with ownerUID: its controller reference points at that owner, or it has
+// no controller reference at all (someone stripped it, or the owner was
+// deleted with orphaning) but carries the operator's label and applied-config
+// hash. Anything else is someone else's and is never adopted or overwritten.
+func IsOurs(obj metav1.Object, ownerUID types.UID) bool {
+	if ref := metav1.GetControllerOfNoCopy(obj); ref != nil {
+		return ref.UID == ownerUID
+	}
+	_, hashed := obj.GetAnnotations()[HashAnnotation]
+	return hashed && obj.GetLabels()[ManagedByLabel] == ManagedByValue
+}
+
 // IsControlledBy reports whether obj's controller reference points at owner.
 func IsControlledBy(obj metav1.Object, ownerUID types.UID) bool {
 	ref := metav1.GetControllerOfNoCopy(obj)

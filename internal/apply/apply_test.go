@@ -76,3 +76,36 @@ func TestSetHashIgnoresPreviousHash(t *testing.T) {
 	g.Expect(SetHash(c)).To(Succeed())
 	g.Expect(c.Annotations[HashAnnotation]).NotTo(Equal(a.Annotations[HashAnnotation]))
 }
+
+func TestIsOurs(t *testing.T) {
+	marked := func(s *corev1.Service) {
+		s.Labels = map[string]string{ManagedByLabel: ManagedByValue}
+		s.Annotations = map[string]string{HashAnnotation: "h"}
+	}
+	tests := []struct {
+		name   string
+		mutate func(*corev1.Service)
+		want   bool
+	}{
+		{name: "controlled by the owner", want: true},
+		{name: "controlled by another owner", mutate: func(s *corev1.Service) {
+			marked(s)
+			s.OwnerReferences[0].UID = "other"
+		}},
+		{name: "owner reference stripped, operator's marks kept", mutate: func(s *corev1.Service) {
+			marked(s)
+			s.OwnerReferences = nil
+		}, want: true},
+		{name: "no owner, no marks: someone else's", mutate: func(s *corev1.Service) { s.OwnerReferences = nil }},
+		{name: "no owner, label but no hash", mutate: func(s *corev1.Service) {
+			marked(s)
+			s.OwnerReferences, s.Annotations = nil, nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(IsOurs(svc(tt.mutate), "u")).To(Equal(tt.want))
+		})
+	}
+}

@@ -324,6 +324,17 @@ func TestDriftIsRepairedAndDeletedChildrenRecreated(t *testing.T) {
 		g.Expect(getService(g, app).Spec.Ports[0].TargetPort).To(Equal(intstr.FromInt32(80)))
 	}).Should(Succeed())
 
+	// A child stripped of its owner reference (but still carrying the
+	// operator's marks) gets it back.
+	g.Eventually(func(g Gomega) {
+		d := getDeployment(g, app)
+		d.OwnerReferences = nil
+		g.Expect(k8sClient.Update(ctx, d, client.FieldOwner("kubectl-edit"))).To(Succeed())
+	}).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(metav1.IsControlledBy(getDeployment(g, app), getApp(g, app))).To(BeTrue())
+	}).Should(Succeed())
+
 	// Deleted children come back.
 	oldDep, oldSvc := getDeployment(g, app).UID, getService(g, app).UID
 	g.Expect(k8sClient.Delete(ctx, getDeployment(g, app))).To(Succeed())

@@ -25,7 +25,7 @@ func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *appl
 	if err != nil {
 		return err
 	}
-	if found && !apply.IsControlledBy(live, app.UID) {
+	if found && !apply.IsOurs(live, app.UID) {
 		s.conflicts = append(s.conflicts, fmt.Sprintf("Deployment %s/%s", live.Namespace, live.Name))
 		// The Service still selects the Pods this Application would have.
 		s.selector, _ = applicationSelector(app, nil)

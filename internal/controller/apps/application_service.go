@@ -23,7 +23,7 @@ func (r *ApplicationReconciler) reconcileService(ctx context.Context, s *applica
 	if err != nil {
 		return err
 	}
-	controlled := found && apply.IsControlledBy(live, app.UID)
+	controlled := found && apply.IsOurs(live, app.UID)
 	if !s.serviceWanted {
 		if controlled {
 			return r.deleteService(ctx, app, live)

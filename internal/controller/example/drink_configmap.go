@@ -117,7 +117,7 @@ func (r *DrinkReconciler) reconcileConfigMap(ctx context.Context, drink *example
 		obs.err = err
 		return obs
 	}
-	if live != nil && !apply.IsControlledBy(live, drink.UID) {
+	if live != nil && !apply.IsOurs(live, drink.UID) {
 		obs.conflict = &configMapConflict{controller: controllerOf(live)}
 		return obs
 	}

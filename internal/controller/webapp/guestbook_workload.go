@@ -100,7 +100,7 @@ func (r *GuestbookReconciler) ensureChild(ctx context.Context, gb *webappv1.Gues
 		return "", fmt.Errorf("getting %s %s: %w", kind, key, err)
 	}
 	if exists {
-		if !apply.IsControlledBy(live, gb.UID) {
+		if !apply.IsOurs(live, gb.UID) {
 			return fmt.Sprintf("%s %s exists and is not controlled by Guestbook %s", kind, key, gb.Name), nil
 		}
 		inSync, err := apply.InSync(desired, live)
