@@ -135,7 +135,12 @@ func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
 	mctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-	defer func() { cancel(); <-done }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	}()
 
 	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
 	g.Eventually(func() (int, error) {
