@@ -42,8 +42,8 @@ for _ in $(seq 1 120); do
 done
 curl -fsS http://localhost:8081/readyz >/dev/null
 
-k apply -k config/samples >/dev/null
-k apply -f - >/dev/null <<'POD'
+k apply -k config/samples 2>&1 | grep -v "is deprecated" | grep -v "configured\|created\|unchanged" || true
+k get pod funny-joe -n default >/dev/null 2>&1 || k apply -f - >/dev/null <<'POD'
 apiVersion: v1
 kind: Pod
 metadata:
