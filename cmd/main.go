@@ -29,13 +29,16 @@ import (
 	// to ensure that exec-entrypoint and run can make use of them.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
+	kappsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -48,6 +51,7 @@ import (
 	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/apply"
 	"sunstrider.cn/operator/internal/certs"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 	examplecontroller "sunstrider.cn/operator/internal/controller/example"
@@ -95,8 +99,19 @@ type options struct {
 	webhookServiceName                               string
 	webhookExtraDNSNames                             string
 	operatorNamespace                                string
+	pprofAddr                                        string
+	maxConcurrentReconciles                          int
+	kubeAPIQPS                                       float64
+	kubeAPIBurst                                     int
 	zap                                              zap.Options
 }
+
+// Throughput defaults, chosen with `make bench` (docs/performance.md).
+const (
+	defaultMaxConcurrentReconciles = 16
+	defaultKubeAPIQPS              = 500
+	defaultKubeAPIBurst            = 1000
+)
 
 const (
 	// certModeSelf: the manager creates, rotates and injects its own
@@ -146,6 +161,14 @@ func parseFlags() *options {
 		"Enable HTTP/2 for the metrics and webhook servers (off by default: HTTP/2 Rapid Reset, CVE-2023-44487).")
 	flag.StringVar(&o.guestbookImage, "guestbook-image", envOr("GUESTBOOK_IMAGE", webappcontroller.DefaultGuestbookImage),
 		"Container image of Guestbook instances (env GUESTBOOK_IMAGE).")
+	flag.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
+		"Address the pprof endpoint (/debug/pprof) binds to, e.g. :8082; 0 disables it.")
+	flag.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", defaultMaxConcurrentReconciles,
+		"Reconciles each controller runs at once (docs/performance.md).")
+	flag.Float64Var(&o.kubeAPIQPS, "kube-api-qps", defaultKubeAPIQPS,
+		"Sustained requests per second to the API server; a negative value disables client-side rate limiting.")
+	flag.IntVar(&o.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst,
+		"Requests allowed in a burst above --kube-api-qps.")
 	o.zap.BindFlags(flag.CommandLine)
 	flag.Usage = func() {
 		_, _ = fmt.Fprintf(flag.CommandLine.Output(), "Usage of %s:\n"+
@@ -207,8 +230,13 @@ func run(o *options) error {
 		metricsServerOptions.KeyName = o.metricsCertKey
 	}
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+	restConfig := ctrl.GetConfigOrDie()
+	restConfig.QPS = float32(o.kubeAPIQPS)
+	restConfig.Burst = o.kubeAPIBurst
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                  scheme,
+		PprofBindAddress:        o.pprofAddr,
+		Controller:              config.Controller{MaxConcurrentReconciles: o.maxConcurrentReconciles},
 		Metrics:                 metricsServerOptions,
 		WebhookServer:           webhookServer,
 		HealthProbeBindAddress:  o.probeAddr,
@@ -252,10 +280,20 @@ func run(o *options) error {
 // (the operator compares live objects with its desired ones, not field
 // ownership), and Pods stripped to what MyCustomResource reads.
 func cacheOptions() cache.Options {
+	managed := labels.SelectorFromSet(labels.Set{apply.ManagedByLabel: apply.ManagedByValue})
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Pod{}: {Transform: poccontroller.PodCacheTransform},
+			// Only the children the operator made (and labelled) are cached:
+			// the controllers confirm a cache miss with an uncached GET before
+			// creating, so a foreign same-named object is still seen and left
+			// alone, and an Application blocked by one re-checks it every
+			// 30 s (docs/performance.md). ConfigMaps stay unfiltered:
+			// Guestbooks read foreign ones.
+			&kappsv1.Deployment{}:  {Label: managed},
+			&corev1.Service{}:      {Label: managed},
+			&kappsv1.StatefulSet{}: {Label: managed},
 		},
 	}
 }

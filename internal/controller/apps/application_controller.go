@@ -3,6 +3,8 @@ package apps
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -45,6 +47,8 @@ type ApplicationReconciler struct {
 type applicationScope struct {
 	app *sunappsv1.Application
 	observation
+	// created and updated name the kinds of the children this reconcile wrote.
+	created, updated []string
 }
 
 // Reconcile brings an Application's children in line with its spec and
@@ -70,11 +74,26 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			errs = append(errs, err)
 		}
 	}
-	if err := r.updateStatus(ctx, s); err != nil {
-		errs = append(errs, err)
+	r.recordEvents(ctx, s)
+	// A Deployment just created is followed by its own watch event, whose
+	// reconcile writes the status from it: writing one now would be a write
+	// more per Application, soon replaced.
+	if !slices.Contains(s.created, "Deployment") {
+		if err := r.updateStatus(ctx, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 && len(s.conflicts) > 0 {
+		// The manager may cache only the children it labelled: the removal
+		// of a foreign object in the way then wakes nobody, so look again.
+		return ctrl.Result{RequeueAfter: ConflictRecheckInterval}, nil
 	}
 	return ctrl.Result{}, kerrors.NewAggregate(errs)
 }
+
+// ConflictRecheckInterval is how often an Application blocked by a foreign
+// child (Ready=False, ResourceConflict) checks whether it is still there.
+const ConflictRecheckInterval = 30 * time.Second
 
 // updateStatus writes the status computed from s, only when it changed, and
 // records an event when the Application becomes blocked by a conflict.
@@ -87,9 +106,6 @@ func (r *ApplicationReconciler) updateStatus(ctx context.Context, s *application
 	after := meta.FindStatusCondition(status.Conditions, sunappsv1.ConditionReady)
 	if after.Reason == sunappsv1.ReasonResourceConflict && (before == nil || before.Reason != after.Reason) {
 		r.Recorder.Eventf(s.app, nil, corev1.EventTypeWarning, sunappsv1.ReasonResourceConflict, "Reconcile", after.Message)
-	}
-	if after.Status == "True" && (before == nil || before.Status != after.Status) {
-		r.Recorder.Eventf(s.app, nil, corev1.EventTypeNormal, sunappsv1.ReasonReady, "Reconcile", after.Message)
 	}
 
 	orig := s.app.DeepCopy()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -77,7 +78,7 @@ func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *appl
 		return err
 	}
 	s.deployment = applied
-	r.recordApplied(ctx, app, "Deployment", found)
+	s.recordApplied("Deployment", found)
 	return nil
 }
 
@@ -99,12 +100,27 @@ func (r *ApplicationReconciler) getChild(ctx context.Context, key client.ObjectK
 	}
 }
 
-// recordApplied emits a Created or Updated event for a child.
-func (r *ApplicationReconciler) recordApplied(ctx context.Context, app *sunappsv1.Application, kind string, existed bool) {
-	reason, verb := "Created", "created"
+// recordApplied notes a child written by this reconcile, for one event.
+func (s *applicationScope) recordApplied(kind string, existed bool) {
 	if existed {
-		reason, verb = "Updated", "updated"
+		s.updated = append(s.updated, kind)
+		return
 	}
-	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, reason, "Apply", "%s %s %s", kind, app.Name, verb)
-	ctrl.LoggerFrom(ctx).Info("Applied child", "kind", kind, "name", app.Name, "existed", existed)
+	s.created = append(s.created, kind)
+}
+
+// recordEvents emits one Created and one Updated event for the children this
+// reconcile wrote, rather than one per child.
+func (r *ApplicationReconciler) recordEvents(ctx context.Context, s *applicationScope) {
+	for _, e := range []struct {
+		reason string
+		kinds  []string
+	}{{"Created", s.created}, {"Updated", s.updated}} {
+		if len(e.kinds) == 0 {
+			continue
+		}
+		note := fmt.Sprintf("%s %s %s", e.reason, strings.Join(e.kinds, " and "), s.app.Name)
+		r.Recorder.Eventf(s.app, nil, corev1.EventTypeNormal, e.reason, "Apply", note)
+		ctrl.LoggerFrom(ctx).Info("Applied children", "reason", e.reason, "kinds", e.kinds)
+	}
 }

@@ -71,7 +71,7 @@ func (r *ApplicationReconciler) reconcileService(ctx context.Context, s *applica
 		return err
 	}
 	s.service = applied
-	r.recordApplied(ctx, app, "Service", found)
+	s.recordApplied("Service", found)
 	return nil
 }
 

@@ -1,0 +1,729 @@
+// Command bench measures the operator's Application controller against a
+// local cluster (hack/dev-cluster.sh: kwok, QPS limits off) and compares it
+// with two references run in the same invocation on the same cluster:
+//
+//   - floor: a plain client creating the same Deployments and Services
+//     directly and waiting for them to be available;
+//   - seed design: test/bench/seedcontroller, the seed's reconcile (100 ms
+//     ticker, whole-status reflect.DeepEqual, create-only children), run as
+//     a child process of this binary.
+//
+// For each N it creates N Applications, waits until every one is Ready and
+// mirrors an available Deployment, and prints one Markdown table. It exits
+// non-zero when an Application does not converge or when the operator
+// writes anything at steady state (idle window, and after a restart).
+//
+// `make bench` runs it; docs/performance.md explains every figure. A smoke run:
+//
+//	go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig bin/e2e/kubeconfig -manager bin/manager
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/test/bench/seedcontroller"
+)
+
+const (
+	operatorNamespace = "sunstrider-operator-system"
+	// reportingController is the operator's event source.
+	reportingController = "sunstrider-operator"
+)
+
+var scheme = kruntime.NewScheme()
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(sunappsv1.AddToScheme(scheme))
+}
+
+type config struct {
+	ns          []int
+	idle        time.Duration
+	timeout     time.Duration
+	kubeconfig  string
+	manager     string
+	managerArgs []string
+	kubectl     string
+	kustomize   string
+	workDir     string
+	references  bool
+	seed        bool
+	keep        bool
+	restart     bool
+	out         string
+	ports       ports
+	seedMode    bool
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
+}
+
+func main() {
+	cfg := parseFlags()
+	if cfg.seedMode {
+		if err := runSeedController(cfg); err != nil {
+			fmt.Fprintln(os.Stderr, "seed controller:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	code, err := run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	os.Exit(code)
+}
+
+func parseFlags() *config {
+	c := &config{}
+	k8sBin := os.Getenv("K8S_BIN")
+	if k8sBin == "" {
+		k8sBin = "bin/k8s/v1.37.2"
+	}
+	kubeconfig := os.Getenv("KUBECONFIG")
+	if kubeconfig == "" {
+		kubeconfig = "bin/bench/kubeconfig"
+	}
+	var ns, args string
+	flag.StringVar(&ns, "n", "100,1000", "Comma-separated numbers of Applications, one measurement each.")
+	flag.DurationVar(&c.idle, "idle", time.Minute,
+		"Idle window after convergence, and after the restart, in which the operator must not write.")
+	flag.DurationVar(&c.timeout, "timeout", 20*time.Minute, "How long one variant may take to converge.")
+	flag.StringVar(&c.manager, "manager", "bin/manager", "The operator binary (make build).")
+	flag.StringVar(&args, "manager-args", "",
+		"Extra operator flags, space-separated (e.g. --max-concurrent-reconciles=4).")
+	flag.StringVar(&c.kubectl, "kubectl", filepath.Join(k8sBin, "kubectl"),
+		"kubectl, to install the CRDs and webhook configurations.")
+	flag.StringVar(&c.kustomize, "kustomize", "bin/kustomize", "kustomize, to render config/dev.")
+	flag.StringVar(&c.workDir, "work-dir", "", "Where logs and certificates go (default: a temporary directory).")
+	flag.BoolVar(&c.references, "references", true, "Also run the floor and the seed design.")
+	flag.BoolVar(&c.seed, "seed", true, "With -references, also run the seed design (the slowest part at large N).")
+	flag.BoolVar(&c.keep, "keep", false, "Keep the operator's namespace after the run, for inspection.")
+	flag.BoolVar(&c.restart, "restart", true, "Restart the operator after convergence and check it stays silent.")
+	flag.StringVar(&c.out, "out", "", "Also write the Markdown table to this file.")
+	flag.IntVar(&c.ports.metrics, "metrics-port", 28080, "Metrics port of the measured process (plain HTTP).")
+	flag.IntVar(&c.ports.probe, "probe-port", 28081, "Health probe port of the measured process.")
+	flag.IntVar(&c.ports.pprof, "pprof-port", 28082,
+		"pprof port of the measured process (a forced GC before reading the heap).")
+	flag.IntVar(&c.ports.webhook, "webhook-port", 29443,
+		"Webhook port of the operator; the webhook configurations point at it.")
+	flag.BoolVar(&c.seedMode, "seed-controller", false, "Internal: run the seed design's controller in this process.")
+	flag.Parse()
+	// controller-runtime registers --kubeconfig: an admin kubeconfig of the cluster.
+	c.kubeconfig = kubeconfig
+	if f := flag.Lookup("kubeconfig"); f != nil && f.Value.String() != "" {
+		c.kubeconfig = f.Value.String()
+	}
+	for s := range strings.SplitSeq(ns, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			fmt.Fprintf(os.Stderr, "-n: %q is not a positive number\n", s)
+			os.Exit(2)
+		}
+		c.ns = append(c.ns, n)
+	}
+	c.managerArgs = strings.Fields(args)
+	return c
+}
+
+// runSeedController is the child process of the seed-design variant.
+func runSeedController(c *config) error {
+	ctrl.SetLogger(zap.New(zap.UseDevMode(true)))
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: fmt.Sprintf(":%d", c.ports.metrics)},
+		HealthProbeBindAddress: fmt.Sprintf(":%d", c.ports.probe),
+		PprofBindAddress:       fmt.Sprintf(":%d", c.ports.pprof),
+	})
+	if err != nil {
+		return err
+	}
+	seed := &seedcontroller.Reconciler{Client: mgr.GetClient(), Scheme: mgr.GetScheme()}
+	if err := seed.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+type bench struct {
+	cfg    *config
+	c      client.WithWatch
+	failed []string
+}
+
+func run(ctx context.Context, cfg *config) (int, error) {
+	restCfg, err := clientcmd.BuildConfigFromFlags("", cfg.kubeconfig)
+	if err != nil {
+		return 0, err
+	}
+	restCfg.QPS = -1 // no client-side rate limit: the cluster has none either
+	c, err := client.NewWithWatch(restCfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return 0, err
+	}
+	if cfg.workDir != "" {
+		if err := os.MkdirAll(cfg.workDir, 0o755); err != nil {
+			return 0, err
+		}
+	} else {
+		if cfg.workDir, err = os.MkdirTemp("", "sunstrider-bench-"); err != nil {
+			return 0, err
+		}
+	}
+	if cfg.kubeconfig, err = filepath.Abs(cfg.kubeconfig); err != nil {
+		return 0, err
+	}
+	if _, err := os.Stat(cfg.manager); err != nil {
+		return 0, fmt.Errorf("the operator binary: %w (run `make build`)", err)
+	}
+	logf("bench: N=%v, idle %s, logs in %s", cfg.ns, cfg.idle, cfg.workDir)
+	b := &bench{cfg: cfg, c: c}
+
+	var results []result
+	for _, n := range cfg.ns {
+		if cfg.references {
+			r, err := b.runFloor(ctx, n)
+			if err != nil {
+				return 0, err
+			}
+			results = append(results, r)
+		}
+		r, err := b.runOperator(ctx, n)
+		if err != nil {
+			return 0, err
+		}
+		results = append(results, r)
+		if cfg.references && cfg.seed {
+			r, err := b.runSeed(ctx, n)
+			if err != nil {
+				return 0, err
+			}
+			results = append(results, r)
+		}
+	}
+	table := renderTable(results)
+	fmt.Println(table)
+	if cfg.out != "" {
+		if err := os.WriteFile(cfg.out, []byte(table+"\n"), 0o644); err != nil {
+			return 0, err
+		}
+	}
+	if len(b.failed) > 0 {
+		for _, f := range b.failed {
+			fmt.Fprintln(os.Stderr, "FAIL:", f)
+		}
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// result is one variant at one N. Negative numbers are "not measured".
+type result struct {
+	variant              string
+	n                    int
+	converge             time.Duration
+	p50, p99             time.Duration
+	writesMean           float64
+	writesMedian         float64
+	eventsPerApp         float64
+	idleWrites           int
+	restartWrites        int
+	restartReady         time.Duration
+	peakRSS, heapPerApp  float64
+	cpu                  float64
+	statusWritesMedian   float64
+	otherWritesPerAppAvg float64
+}
+
+func na() result {
+	return result{idleWrites: -1, restartWrites: -1, peakRSS: -1, heapPerApp: -1, cpu: -1, eventsPerApp: -1}
+}
+
+// installOperatorConfig applies the CRDs and the webhook configurations
+// pointing at the local operator's webhook port.
+func (b *bench) installOperatorConfig(ctx context.Context) error {
+	ca, err := writeServingCert(filepath.Join(b.cfg.workDir, "certs"))
+	if err != nil {
+		return err
+	}
+	render := exec.CommandContext(ctx, "sh", "-c", fmt.Sprintf(
+		"%q build config/dev | go run ./hack/devconfig -base https://localhost:%d", b.cfg.kustomize, b.cfg.ports.webhook))
+	render.Stderr = os.Stderr
+	rendered, err := render.Output()
+	if err != nil {
+		return fmt.Errorf("rendering config/dev: %w", err)
+	}
+	list, err := withCABundle(rendered, ca)
+	if err != nil {
+		return err
+	}
+	apply := exec.CommandContext(ctx, b.cfg.kubectl, "--kubeconfig", b.cfg.kubeconfig,
+		"apply", "--server-side", "--force-conflicts", "-f", "-")
+	apply.Stdin = bytes.NewReader(list)
+	if out, err := apply.CombinedOutput(); err != nil {
+		return fmt.Errorf("installing config/dev: %w\n%s", err, out)
+	}
+	wait := exec.CommandContext(ctx, b.cfg.kubectl, "--kubeconfig", b.cfg.kubeconfig, "wait",
+		"--for=condition=Established", "crd/applications.apps.sunstrider.cn", "--timeout=60s")
+	if out, err := wait.CombinedOutput(); err != nil {
+		return fmt.Errorf("waiting for the CRD: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// withCABundle sets caBundle in every webhook client configuration of the
+// rendered YAML stream and returns the objects as one JSON List.
+func withCABundle(rendered, ca []byte) ([]byte, error) {
+	bundle := base64.StdEncoding.EncodeToString(ca)
+	reader := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(rendered), 4096)
+	items := []any{}
+	for {
+		obj := map[string]any{}
+		if err := reader.Decode(&obj); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, err
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		switch u.GetKind() {
+		case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
+			hooks, _, _ := unstructured.NestedSlice(obj, "webhooks")
+			for _, h := range hooks {
+				_ = unstructured.SetNestedField(h.(map[string]any), bundle, "clientConfig", "caBundle")
+			}
+			_ = unstructured.SetNestedSlice(obj, hooks, "webhooks")
+		case "CustomResourceDefinition":
+			if _, found, _ := unstructured.NestedMap(obj, "spec", "conversion", "webhook", "clientConfig"); found {
+				_ = unstructured.SetNestedField(obj, bundle, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+			}
+		}
+		items = append(items, obj)
+	}
+	return json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+// removeWebhooks deletes the operator's webhook configurations: the seed
+// design has none, and the operator is not running to answer them.
+func (b *bench) removeWebhooks(ctx context.Context) error {
+	for _, obj := range []client.Object{
+		&admissionregistrationv1.MutatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: "sunstrider-operator-mutating-webhook-configuration"}},
+		&admissionregistrationv1.ValidatingWebhookConfiguration{
+			ObjectMeta: metav1.ObjectMeta{Name: "sunstrider-operator-validating-webhook-configuration"}},
+	} {
+		if err := b.c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) startOperator(ctx context.Context, label string) (*proc, error) {
+	args := append([]string{b.cfg.manager,
+		"--operator-namespace=" + operatorNamespace,
+		"--cert-mode=external",
+		fmt.Sprintf("--webhook-port=%d", b.cfg.ports.webhook),
+		"--webhook-cert-path=" + filepath.Join(b.cfg.workDir, "certs"),
+		fmt.Sprintf("--health-probe-bind-address=:%d", b.cfg.ports.probe),
+		fmt.Sprintf("--metrics-bind-address=:%d", b.cfg.ports.metrics),
+		"--metrics-secure=false",
+		fmt.Sprintf("--pprof-bind-address=:%d", b.cfg.ports.pprof),
+	}, b.cfg.managerArgs...)
+	p, err := startProc("operator", filepath.Join(b.cfg.workDir, label+".log"), b.cfg.ports,
+		[]string{"KUBECONFIG=" + b.cfg.kubeconfig}, args...)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.waitReady(ctx, 2*time.Minute); err != nil {
+		p.stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+// quiesce waits until p has made no write for 3 s (at most 2 minutes) and
+// returns its write count then: asynchronous writes (Events) that belong to
+// the creation are counted with it, not with the idle window.
+func quiesce(p *proc) (int, error) {
+	last, err := p.writes()
+	if err != nil {
+		return 0, err
+	}
+	stable := time.Now()
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+		w, err := p.writes()
+		if err != nil {
+			return 0, err
+		}
+		if w != last {
+			last, stable = w, time.Now()
+		} else if time.Since(stable) >= 3*time.Second {
+			return w, nil
+		}
+	}
+	return last, nil
+}
+
+func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
+	ns := fmt.Sprintf("bench-floor-%d", n)
+	logf("floor N=%d: a plain client creates %d Deployments and Services", n, n)
+	if err := createNamespace(ctx, b.c, ns); err != nil {
+		return result{}, err
+	}
+	t := newTracker(n)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if err := watchReady(wctx, b.c, ns, &appsv1.DeploymentList{}, deploymentAvailable, t); err != nil {
+		return result{}, err
+	}
+	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
+		for _, obj := range floorObjects(ns, itemName(i)) {
+			if err := b.c.Create(ctx, obj); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return result{}, err
+	}
+	if err := waitConverged(ctx, t, b.cfg.timeout, "floor"); err != nil {
+		return result{}, err
+	}
+	stop()
+	r := na()
+	r.variant, r.n = "floor (plain client)", n
+	r.converge = t.span()
+	lat := t.latencies()
+	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
+	r.writesMean, r.writesMedian = 2, 2
+	logf("floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
+	return r, deleteNamespace(ctx, b.c, ns)
+}
+
+func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
+	ns := fmt.Sprintf("bench-operator-%d", n)
+	if err := b.installOperatorConfig(ctx); err != nil {
+		return result{}, err
+	}
+	if err := createNamespace(ctx, b.c, ns); err != nil {
+		return result{}, err
+	}
+	logf("operator N=%d: starting %s", n, b.cfg.manager)
+	p, err := b.startOperator(ctx, fmt.Sprintf("operator-%d", n))
+	if err != nil {
+		return result{}, err
+	}
+	defer p.stop()
+	r, err := b.measureController(ctx, p, ns, n, "operator", true)
+	if err != nil {
+		return r, err
+	}
+	if r.idleWrites != 0 {
+		b.failed = append(b.failed, fmt.Sprintf("N=%d: the operator wrote %d times in the %s idle window",
+			n, r.idleWrites, b.cfg.idle))
+	}
+
+	if b.cfg.restart {
+		logf("operator N=%d: restarting the operator", n)
+		p.stop()
+		start := time.Now()
+		p2, err := b.startOperator(ctx, fmt.Sprintf("operator-%d-restart", n))
+		if err != nil {
+			return r, err
+		}
+		defer p2.stop()
+		r.restartReady = time.Since(start)
+		time.Sleep(b.cfg.idle)
+		if r.restartWrites, err = p2.writes(); err != nil {
+			return r, err
+		}
+		logf("operator N=%d: %d writes in the %s after the restart (ready after %s)", n, r.restartWrites,
+			b.cfg.idle, r.restartReady.Round(time.Millisecond))
+		if r.restartWrites != 0 {
+			b.failed = append(b.failed, fmt.Sprintf("N=%d: the restarted operator wrote %d times (see %s)",
+				n, r.restartWrites, p2.logPath))
+		}
+		p2.stop()
+	}
+	p.stop()
+	if b.cfg.keep {
+		return r, nil
+	}
+	logf("operator N=%d: deleting the namespace", n)
+	return r, deleteNamespace(ctx, b.c, ns)
+}
+
+func (b *bench) runSeed(ctx context.Context, n int) (result, error) {
+	ns := fmt.Sprintf("bench-seed-%d", n)
+	if err := b.removeWebhooks(ctx); err != nil {
+		return result{}, err
+	}
+	if err := createNamespace(ctx, b.c, ns); err != nil {
+		return result{}, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return result{}, err
+	}
+	logf("seed design N=%d: starting the reference controller", n)
+	p, err := startProc("seed controller", filepath.Join(b.cfg.workDir, fmt.Sprintf("seed-%d.log", n)), b.cfg.ports,
+		[]string{"KUBECONFIG=" + b.cfg.kubeconfig}, self, "-seed-controller",
+		fmt.Sprintf("-metrics-port=%d", b.cfg.ports.metrics), fmt.Sprintf("-probe-port=%d", b.cfg.ports.probe),
+		fmt.Sprintf("-pprof-port=%d", b.cfg.ports.pprof))
+	if err != nil {
+		return result{}, err
+	}
+	defer p.stop()
+	if err := p.waitReady(ctx, time.Minute); err != nil {
+		return result{}, err
+	}
+	r, err := b.measureController(ctx, p, ns, n, "seed design", false)
+	if err != nil {
+		return r, err
+	}
+	p.stop()
+	logf("seed design N=%d: deleting the namespace", n)
+	return r, deleteNamespace(ctx, b.c, ns)
+}
+
+// measureController creates n Applications in ns for the running controller
+// p and measures convergence, writes, memory and CPU.
+func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int, variant string,
+	requireCondition bool) (result, error) {
+	r := na()
+	r.variant, r.n = variant, n
+	time.Sleep(3 * time.Second) // caches synced, start-up writes done
+	base, err := p.settledHeap()
+	if err != nil {
+		return r, err
+	}
+	w0, err := p.writes()
+	if err != nil {
+		return r, err
+	}
+	cpu0, err := p.cpuSeconds()
+	if err != nil {
+		return r, err
+	}
+
+	t := newTracker(n)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if err := watchReady(wctx, b.c, ns, &sunappsv1.ApplicationList{}, applicationReady(requireCondition), t); err != nil {
+		return r, err
+	}
+	logf("%s N=%d: creating %d Applications", variant, n, n)
+	createStart := time.Now()
+	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
+		return b.c.Create(ctx, newApplication(ns, itemName(i)))
+	}); err != nil {
+		return r, err
+	}
+	logf("%s N=%d: created in %s", variant, n, time.Since(createStart).Round(time.Millisecond))
+	if err := waitConverged(ctx, t, b.cfg.timeout, variant); err != nil {
+		return r, fmt.Errorf("%w (log: %s)", err, p.logPath)
+	}
+	r.converge = t.span()
+	lat := t.latencies()
+	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
+	logf("%s N=%d converged in %s (p50 %s, p99 %s)", variant, n, r.converge.Round(time.Millisecond),
+		r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond))
+
+	w1, err := quiesce(p)
+	if err != nil {
+		return r, err
+	}
+	if r.cpu, err = p.cpuSeconds(); err != nil {
+		return r, err
+	}
+	r.cpu -= cpu0
+	stop()
+	b.writesPerApp(ctx, &r, t, ns, w1-w0)
+
+	logf("%s N=%d: idle window of %s", variant, n, b.cfg.idle)
+	time.Sleep(b.cfg.idle)
+	w2, err := p.writes()
+	if err != nil {
+		return r, err
+	}
+	r.idleWrites = w2 - w1
+	heap, err := p.settledHeap()
+	if err != nil {
+		return r, err
+	}
+	r.heapPerApp = (heap - base) / float64(n)
+	profile := filepath.Join(b.cfg.workDir, fmt.Sprintf("%s-%d-heap.pprof", strings.ReplaceAll(variant, " ", "-"), n))
+	if err := p.saveProfile("heap", profile); err != nil {
+		logf("saving the heap profile: %v", err)
+	}
+	if r.peakRSS, err = p.peakRSS(); err != nil {
+		return r, err
+	}
+	logf("%s N=%d: %d idle writes, heap %.0f KiB above the empty baseline (%.0f KiB), peak RSS %.1f MiB",
+		variant, n, r.idleWrites, (heap-base)/1024, base/1024, r.peakRSS/(1<<20))
+	return r, nil
+}
+
+// writesPerApp splits the total writes: status writes per Application (one
+// watch MODIFIED event each), Events per Application (listed), and the rest
+// (children applies, failed writes) spread evenly.
+func (b *bench) writesPerApp(ctx context.Context, r *result, t *tracker, ns string, total int) {
+	events, eventTotal, err := eventsByObject(ctx, b.c, ns, reportingController)
+	if err != nil {
+		logf("listing events: %v", err)
+	}
+	t.mu.Lock()
+	statusTotal := 0
+	for _, m := range t.modified {
+		statusTotal += m
+	}
+	other := float64(total-statusTotal-eventTotal) / float64(r.n)
+	per := make([]float64, 0, r.n)
+	status := make([]float64, 0, r.n)
+	for name := range t.created {
+		per = append(per, other+float64(t.modified[name]+events[name]))
+		status = append(status, float64(t.modified[name]))
+	}
+	t.mu.Unlock()
+	r.writesMean = float64(total) / float64(r.n)
+	r.writesMedian = medianF(per)
+	r.statusWritesMedian = medianF(status)
+	r.eventsPerApp = float64(eventTotal) / float64(r.n)
+	r.otherWritesPerAppAvg = other
+	logf("%s N=%d: %d writes (%.2f/app: %.2f children and other, median %.0f status, %.2f Events)", r.variant, r.n,
+		total, r.writesMean, other, r.statusWritesMedian, r.eventsPerApp)
+}
+
+func medianF(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	for i := 1; i < len(s); i++ { // insertion sort is plenty for N <= a few thousand
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[len(s)/2]
+}
+
+func renderTable(results []result) string {
+	var sb strings.Builder
+	sb.WriteString("| N | variant | converged in | create→Ready p50 | p99 | writes/app median (mean) " +
+		"| of which status (median) / Events (mean) | idle writes | writes after restart " +
+		"| peak RSS | heap/app | CPU s | ratio |\n")
+	sb.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	byN := map[int]map[string]result{}
+	for _, r := range results {
+		if byN[r.n] == nil {
+			byN[r.n] = map[string]result{}
+		}
+		byN[r.n][r.variant] = r
+	}
+	for _, r := range results {
+		ratio := ""
+		floor, hasFloor := byN[r.n]["floor (plain client)"]
+		op, hasOp := byN[r.n]["operator"]
+		switch r.variant {
+		case "operator":
+			if hasFloor {
+				ratio = fmt.Sprintf("operator/floor **%.2f**", r.converge.Seconds()/floor.converge.Seconds())
+			}
+		case "seed design":
+			if hasOp {
+				ratio = fmt.Sprintf("seed/operator **%.1f**", r.converge.Seconds()/op.converge.Seconds())
+			}
+		}
+		split := "-"
+		if r.eventsPerApp >= 0 {
+			split = fmt.Sprintf("%.0f / %.2f", r.statusWritesMedian, r.eventsPerApp)
+		}
+		fmt.Fprintf(&sb, "| %d | %s | %.1f s | %s | %s | %.1f (%.2f) | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.n, r.variant, r.converge.Seconds(), dur(r.p50), dur(r.p99), r.writesMedian, r.writesMean, split,
+			intOrNA(r.idleWrites), intOrNA(r.restartWrites), bytesOrNA(r.peakRSS, "MiB"), bytesOrNA(r.heapPerApp, "KiB"),
+			floatOrNA(r.cpu), ratio)
+	}
+	fmt.Fprintf(&sb, "\n%d CPUs, %s; kwok cluster, QPS limits off; %d parallel creates.",
+		runtime.NumCPU(), runtime.Version(), createWorkers)
+	return sb.String()
+}
+
+func dur(d time.Duration) string {
+	if d >= 10*time.Second {
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+}
+
+func intOrNA(v int) string {
+	if v < 0 {
+		return "-"
+	}
+	return strconv.Itoa(v)
+}
+
+func floatOrNA(v float64) string {
+	if v < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func bytesOrNA(v float64, unit string) string {
+	if v < 0 && unit == "MiB" {
+		return "-"
+	}
+	if unit == "MiB" {
+		return fmt.Sprintf("%.0f MiB", v/(1<<20))
+	}
+	if v == -1 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f KiB", v/1024)
+}

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+)
+
+// createWorkers is how many objects the benchmark creates in parallel, for
+// every variant alike.
+const createWorkers = 8
+
+func itemName(i int) string { return fmt.Sprintf("bench-%05d", i) }
+
+func benchLabels(name string) map[string]string { return map[string]string{"app": name} }
+
+func podTemplate(name string) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: benchLabels(name)},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "nginx", Image: "nginx:1.14.2",
+			Ports: []corev1.ContainerPort{{ContainerPort: 80}},
+		}}},
+	}
+}
+
+func servicePorts() []corev1.ServicePort {
+	return []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(80)}}
+}
+
+// newApplication is the benchmark's Application: one replica of nginx and a
+// ClusterIP Service, labelled so that the seed design (which copies the
+// Application's labels onto the Pod template and the Service selector)
+// builds the same objects.
+func newApplication(ns, name string) *sunappsv1.Application {
+	one := int32(1)
+	return &sunappsv1.Application{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: benchLabels(name)},
+		Spec: sunappsv1.ApplicationSpec{
+			Deployment: sunappsv1.DeploymentTemplate{
+				Replicas: &one,
+				Selector: &metav1.LabelSelector{MatchLabels: benchLabels(name)},
+				Template: podTemplate(name),
+			},
+			Service: sunappsv1.ServiceTemplate{ServiceSpec: corev1.ServiceSpec{
+				Type: corev1.ServiceTypeClusterIP, Ports: servicePorts(),
+			}},
+		},
+	}
+}
+
+// floorObjects are what a plain client creates for the floor: the same
+// Deployment and Service, without any controller.
+func floorObjects(ns, name string) []client.Object {
+	one := int32(1)
+	return []client.Object{
+		&appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: benchLabels(name)},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: &one,
+				Selector: &metav1.LabelSelector{MatchLabels: benchLabels(name)},
+				Template: podTemplate(name),
+			},
+		},
+		&corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: benchLabels(name)},
+			Spec: corev1.ServiceSpec{
+				Type: corev1.ServiceTypeClusterIP, Ports: servicePorts(), Selector: benchLabels(name),
+			},
+		},
+	}
+}
+
+// tracker records, per item, when its creation started, when the watch first
+// showed it ready, and how many times the watched object was modified.
+type tracker struct {
+	mu        sync.Mutex
+	created   map[string]time.Time
+	ready     map[string]time.Time
+	modified  map[string]int
+	allReady  chan struct{}
+	n         int
+	closeOnce sync.Once
+}
+
+func newTracker(n int) *tracker {
+	return &tracker{created: map[string]time.Time{}, ready: map[string]time.Time{},
+		modified: map[string]int{}, allReady: make(chan struct{}), n: n}
+}
+
+func (t *tracker) markCreated(name string, at time.Time) {
+	t.mu.Lock()
+	t.created[name] = at
+	t.mu.Unlock()
+}
+
+func (t *tracker) observe(name string, typ watch.EventType, ready bool, at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if typ == watch.Modified {
+		t.modified[name]++
+	}
+	if _, done := t.ready[name]; !done && ready {
+		t.ready[name] = at
+		if len(t.ready) == t.n {
+			t.closeOnce.Do(func() { close(t.allReady) })
+		}
+	}
+}
+
+func (t *tracker) readyCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.ready)
+}
+
+// latencies returns the create->ready latencies, sorted.
+func (t *tracker) latencies() []time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]time.Duration, 0, len(t.ready))
+	for name, r := range t.ready {
+		if c, ok := t.created[name]; ok {
+			out = append(out, r.Sub(c))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (t *tracker) span() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var first, last time.Time
+	for _, c := range t.created {
+		if first.IsZero() || c.Before(first) {
+			first = c
+		}
+	}
+	for _, r := range t.ready {
+		if r.After(last) {
+			last = r
+		}
+	}
+	return last.Sub(first)
+}
+
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted))*p+0.5) - 1
+	i = max(0, min(i, len(sorted)-1))
+	return sorted[i]
+}
+
+// watchReady follows list (an ApplicationList or DeploymentList) in ns and
+// reports every item to t until ctx ends. It re-watches from the last
+// resourceVersion when the server closes the watch.
+func watchReady(ctx context.Context, c client.WithWatch, ns string, list client.ObjectList,
+	isReady func(client.Object) bool, t *tracker) error {
+	if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return err
+	}
+	rv := list.(metav1.ListInterface).GetResourceVersion()
+	open := func() (watch.Interface, error) {
+		return c.Watch(ctx, list, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{
+			ResourceVersion: rv, AllowWatchBookmarks: true}})
+	}
+	w, err := open()
+	if err != nil {
+		return err
+	}
+	go func() {
+		for {
+			for ev := range w.ResultChan() {
+				obj, ok := ev.Object.(client.Object)
+				if !ok {
+					continue
+				}
+				rv = obj.GetResourceVersion()
+				switch ev.Type {
+				case watch.Added, watch.Modified:
+					t.observe(obj.GetName(), ev.Type, isReady(obj), time.Now())
+				}
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			for {
+				if w, err = open(); err == nil {
+					break
+				}
+				if ctx.Err() != nil {
+					return
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		}
+	}()
+	go func() { <-ctx.Done(); w.Stop() }()
+	return nil
+}
+
+func applicationReady(requireCondition bool) func(client.Object) bool {
+	return func(o client.Object) bool {
+		app := o.(*sunappsv1.Application)
+		if app.Status.Workflow.AvailableReplicas != 1 {
+			return false
+		}
+		return !requireCondition || meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)
+	}
+}
+
+func deploymentAvailable(o client.Object) bool {
+	d := o.(*appsv1.Deployment)
+	return d.Status.ObservedGeneration >= d.Generation && d.Status.AvailableReplicas == 1
+}
+
+// createAll creates n items with createWorkers workers; create makes item i.
+func createAll(ctx context.Context, n int, t *tracker, create func(ctx context.Context, i int) error) error {
+	idx := make(chan int)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range createWorkers {
+		wg.Go(func() {
+			for i := range idx {
+				t.markCreated(itemName(i), time.Now())
+				if err := create(ctx, i); err != nil {
+					errs <- fmt.Errorf("creating %s: %w", itemName(i), err)
+				}
+			}
+		})
+	}
+	for i := range n {
+		idx <- i
+	}
+	close(idx)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		return err
+	}
+	return nil
+}
+
+// waitConverged waits for every item to be ready, printing progress.
+func waitConverged(ctx context.Context, t *tracker, timeout time.Duration, label string) error {
+	deadline := time.After(timeout)
+	tick := time.NewTicker(10 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.allReady:
+			return nil
+		case <-tick.C:
+			logf("  %s: %d/%d ready", label, t.readyCount(), t.n)
+		case <-deadline:
+			return fmt.Errorf("%s: only %d of %d converged within %s", label, t.readyCount(), t.n, timeout)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// eventsByObject counts, per regarding object name, the Event writes of
+// controller in ns (a series of k occurrences costs k writes).
+func eventsByObject(ctx context.Context, c client.Client, ns, controller string) (map[string]int, int, error) {
+	list := &eventsv1.EventList{}
+	if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return nil, 0, err
+	}
+	out := map[string]int{}
+	total := 0
+	for _, e := range list.Items {
+		if e.ReportingController != controller {
+			continue
+		}
+		k := 1
+		if e.Series != nil && e.Series.Count > 1 {
+			k = int(e.Series.Count)
+		}
+		out[e.Regarding.Name] += k
+		total += k
+	}
+	return out, total, nil
+}
+
+// createNamespace makes a fresh namespace, replacing an older one.
+func createNamespace(ctx context.Context, c client.Client, name string) error {
+	if err := deleteNamespace(ctx, c, name); err != nil {
+		return err
+	}
+	return c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+}
+
+// deleteNamespace deletes a namespace and waits until it is gone, so the
+// next measurement starts on an idle cluster.
+func deleteNamespace(ctx context.Context, c client.Client, name string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := c.Delete(ctx, ns); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	deadline := time.Now().Add(10 * time.Minute)
+	for time.Now().Before(deadline) {
+		err := c.Get(ctx, client.ObjectKey{Name: name}, ns)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		time.Sleep(time.Second)
+	}
+	return fmt.Errorf("namespace %s still exists after 10 minutes", name)
+}
