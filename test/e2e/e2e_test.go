@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,8 @@ func TestDeployAndHelmApplyCleanlyUnderRestrictedPodSecurity(t *testing.T) {
 	// judges them against `restricted`, kwok runs them.
 	g.Eventually(func(g Gomega) {
 		d := &appsv1.Deployment{}
-		g.Expect(admin.Get(ctx(), client.ObjectKey{Namespace: operatorNamespace, Name: "sunstrider-operator-controller-manager"}, d)).To(Succeed())
+		key := client.ObjectKey{Namespace: operatorNamespace, Name: "sunstrider-operator-controller-manager"}
+		g.Expect(admin.Get(ctx(), key, d)).To(Succeed())
 		g.Expect(d.Status.AvailableReplicas).To(Equal(int32(2)))
 	}).Should(Succeed())
 
@@ -79,10 +81,12 @@ func TestOperatorRunsAsItsServiceAccount(t *testing.T) {
 	// Webhooks and conversion reach the local process instead of the
 	// in-cluster Pods (kwok runs no container).
 	dev := mustSh(t, nil, kustomize, "build", "config/dev")
-	redirected := mustSh(t, []byte(dev), "go", "run", "./hack/devconfig", "-base", "https://localhost:19443")
+	redirected := mustSh(t, []byte(dev), "go", "run", "./hack/devconfig", "-base",
+		fmt.Sprintf("https://localhost:%d", webhookPort))
 	mustSh(t, []byte(redirected), kubectl, "apply", "--server-side", "--force-conflicts", "-f", "-")
 
-	token := strings.TrimSpace(mustSh(t, nil, kubectl, "create", "token", serviceAccount, "-n", operatorNamespace, "--duration=2h"))
+	token := strings.TrimSpace(mustSh(t, nil, kubectl, "create", "token", serviceAccount,
+		"-n", operatorNamespace, "--duration=2h"))
 	kubeconfig := serviceAccountKubeconfig(t, token)
 	startOperator(t, kubeconfig)
 
@@ -96,7 +100,8 @@ func TestOperatorRunsAsItsServiceAccount(t *testing.T) {
 	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "listing Secrets in kube-system: %v", err)
 	err = saClient.Delete(ctx(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
 	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "deleting a namespace: %v", err)
-	g.Expect(saClient.Get(ctx(), client.ObjectKey{Namespace: operatorNamespace, Name: "sunstrider-operator-webhook-server-cert"}, &corev1.Secret{})).To(Succeed())
+	certSecret := client.ObjectKey{Namespace: operatorNamespace, Name: "sunstrider-operator-webhook-server-cert"}
+	g.Expect(saClient.Get(ctx(), certSecret, &corev1.Secret{})).To(Succeed())
 }
 
 // serviceAccountKubeconfig writes a kubeconfig for the admin kubeconfig's
@@ -196,7 +201,8 @@ func TestGuestbookElectsOneActiveAndFailsOver(t *testing.T) {
 	gb := &webappv1.Guestbook{}
 	activePod := func(g Gomega) *corev1.Pod {
 		pods := &corev1.PodList{}
-		g.Expect(admin.List(ctx(), pods, client.InNamespace("default"), client.MatchingLabels{"webapp.my.domain/guestbook": "guestbook-sample"})).To(Succeed())
+		g.Expect(admin.List(ctx(), pods, client.InNamespace("default"),
+			client.MatchingLabels{"webapp.my.domain/guestbook": "guestbook-sample"})).To(Succeed())
 		g.Expect(pods.Items).To(HaveLen(3))
 		var active []corev1.Pod
 		for _, p := range pods.Items {
