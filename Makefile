@@ -82,9 +82,48 @@ test-e2e: k8s-cluster-bins manifests generate kustomize helm build ## End-to-end
 		go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS); rc=$$?; \
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
 
+# Every native fuzz target, as <package>:<target> (`go test` takes one -fuzz
+# per package run). Plain `make test` runs their seed corpora.
+FUZZ_TARGETS ?= ./api/example/v1:FuzzDrinkConversion ./internal/webhook/apps/v1:FuzzApplication \
+	./internal/webhook/example/v1/fuzz:FuzzDrink ./internal/webhook/poc/v1:FuzzMyCustomResource \
+	./internal/webhook/webapp/v1:FuzzGuestbook
+FUZZTIME ?= 10s
+
+.PHONY: fuzz
+fuzz: ## Short fuzz run of every fuzz target
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		out=$$(go test "$$pkg" -run '^$$' -fuzz "^$$fn\$$" -fuzztime=$(FUZZTIME) 2>&1) || { echo "$$out"; echo "FAIL: $$fn in $$pkg"; exit 1; }; \
+		echo "$$fn ($$pkg): $$(echo "$$out" | grep -o 'execs: [0-9]*' | tail -1 | cut -d' ' -f2) executions in $(FUZZTIME), no failure"; \
+	done
+
+CHAOS_DIR ?= $(LOCALBIN)/chaos
+CHAOS_CLUSTER ?= sunstrider-chaos
+
+.PHONY: test-chaos
+test-chaos: k8s-cluster-bins manifests kustomize build ## Fault injection on a fresh local cluster: SIGKILL under load, leader failover, drift, foreign objects (docs/reliability.md).
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(CHAOS_DIR)" DEV_CLUSTER="$(CHAOS_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(CHAOS_DIR)" DEV_CLUSTER="$(CHAOS_CLUSTER)" ./hack/dev-cluster.sh up
+	KUBECONFIG="$(CHAOS_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" \
+		go test -tags chaos -timeout 20m -count 1 -v ./test/chaos/ $(TEST_ARGS); rc=$$?; \
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(CHAOS_DIR)" DEV_CLUSTER="$(CHAOS_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
+
+BENCH_N ?= 100,1000
+BENCH_DIR ?= $(LOCALBIN)/bench
+BENCH_CLUSTER ?= sunstrider-bench
+
+.PHONY: bench
+bench: k8s-cluster-bins kustomize build ## Benchmark on a fresh local cluster: the operator vs a plain client and the seed's design (BENCH_N, BENCH_ARGS; docs/performance.md).
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(BENCH_DIR)" DEV_CLUSTER="$(BENCH_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
+	mkdir -p "$(BENCH_DIR)/kwok" && cp test/bench/kwok.yaml "$(BENCH_DIR)/kwok/kwok.yaml"
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(BENCH_DIR)" DEV_CLUSTER="$(BENCH_CLUSTER)" ./hack/dev-cluster.sh up
+	go run ./test/bench -n "$(BENCH_N)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/table.md" $(BENCH_ARGS); rc=$$?; \
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(BENCH_DIR)" DEV_CLUSTER="$(BENCH_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
+
 .PHONY: lint
-lint: golangci-lint verify ## Run golangci-lint and fail on stale generated files
-	"$(GOLANGCI_LINT)" run
+lint: golangci-lint verify ## Run golangci-lint (e2e and chaos suites included) and fail on stale generated files
+	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint linter and perform fixes

@@ -74,7 +74,8 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	for name, dst := range map[string]*string{"KUBECTL": &kubectl, "KUSTOMIZE": &kustomize, "HELM": &helm, "MANAGER": &manager} {
+	tools := map[string]*string{"KUBECTL": &kubectl, "KUSTOMIZE": &kustomize, "HELM": &helm, "MANAGER": &manager}
+	for name, dst := range tools {
 		if *dst = os.Getenv(name); *dst == "" {
 			fmt.Fprintf(os.Stderr, "%s is not set: run the suite with `make test-e2e`\n", name)
 			return 1
@@ -139,7 +140,8 @@ func startOperator(t *testing.T, kubeconfig string) {
 		fmt.Sprintf("--webhook-port=%d", webhookPort),
 		"--webhook-cert-path="+filepath.Join(workDir, "certs"),
 		fmt.Sprintf("--health-probe-bind-address=:%d", probePort),
-		"--metrics-bind-address=0",
+		// HTTPS, authenticated and authorized (metrics_test.go).
+		fmt.Sprintf("--metrics-bind-address=:%d", metricsPort),
 		"--leader-elect",
 		"--leader-election-namespace="+operatorNamespace,
 	)

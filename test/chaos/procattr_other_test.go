@@ -1,0 +1,9 @@
+//go:build chaos && !linux
+
+package chaos
+
+import "syscall"
+
+// dieWithParent is Linux-only; elsewhere TestMain's cleanup stops the
+// replicas.
+func dieWithParent() *syscall.SysProcAttr { return nil }
