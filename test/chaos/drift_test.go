@@ -230,11 +230,9 @@ func TestChildStrippedOfItsOwnerReference(t *testing.T) {
 // Service by hand (a merge patch replacing spec.ports) and expects the
 // operator to restore it.
 //
-// Fails with the operator of this writing: its server-side apply adds its
-// port back but cannot remove the edited one, which the editor's field
-// manager now owns; the Service would hold two ports named "http", the API
-// server refuses the apply, and the Application stays Ready=False,
-// ApplyFailed (docs/reliability.md).
+// Server-side apply alone adds the operator's port back but cannot remove
+// the edited one, which the editor's field manager then owns; the operator
+// takes the port list back first (docs/reliability.md).
 func TestDriftServicePortEditedByHand(t *testing.T) {
 	g := NewWithT(t)
 	createNamespace(t, portNamespace)

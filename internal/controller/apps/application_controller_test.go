@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
@@ -322,6 +323,18 @@ func TestDriftIsRepairedAndDeletedChildrenRecreated(t *testing.T) {
 	}).Should(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(getService(g, app).Spec.Ports[0].TargetPort).To(Equal(intstr.FromInt32(80)))
+	}).Should(Succeed())
+
+	// A port changed by a merge patch (another field manager) is put back,
+	// not left beside the restored one.
+	svc := getService(g, app)
+	patch := []byte(`{"spec":{"ports":[{"name":"http","port":8080,"targetPort":80}]}}`)
+	g.Expect(k8sClient.Patch(ctx, svc, client.RawPatch(types.MergePatchType, patch), client.FieldOwner("kubectl-patch"))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		ports := getService(g, app).Spec.Ports
+		g.Expect(ports).To(HaveLen(1))
+		g.Expect(ports[0].Port).To(Equal(int32(80)))
+		g.Expect(readyCond(g, app).Reason).NotTo(Equal(sunappsv1.ReasonApplyFailed))
 	}).Should(Succeed())
 
 	// A child stripped of its owner reference (but still carrying the

@@ -48,6 +48,9 @@ func (r *ApplicationReconciler) reconcileService(ctx context.Context, s *applica
 			s.service = live
 			return nil
 		}
+		if err := r.reclaimPorts(ctx, live, desired); err != nil {
+			return err
+		}
 	}
 	cfg, err := apply.Into[corev1ac.ServiceApplyConfiguration](desired)
 	if err != nil {
@@ -84,5 +87,50 @@ func (r *ApplicationReconciler) deleteService(ctx context.Context, app *sunappsv
 	}
 	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, "Deleted", "Delete",
 		"Service %s deleted: spec.service has no ports", svc.Name)
+	return nil
+}
+
+// reclaimPorts puts back the port list of a Service whose ports someone else
+// added or changed by hand. Server-side apply restores the ports the
+// operator owns but cannot remove ports another field manager now owns (a
+// hand-edited port becomes one), which leaves duplicates the API server
+// rejects. An update of the port list alone, guarded by the resourceVersion,
+// takes them back; nodePorts the server assigned are kept.
+func (r *ApplicationReconciler) reclaimPorts(ctx context.Context, live, desired *corev1.Service) error {
+	type key struct {
+		port     int32
+		protocol corev1.Protocol
+	}
+	keyOf := func(p corev1.ServicePort) key {
+		if p.Protocol == "" {
+			p.Protocol = corev1.ProtocolTCP
+		}
+		return key{p.Port, p.Protocol}
+	}
+	want := make(map[key]bool, len(desired.Spec.Ports))
+	for _, p := range desired.Spec.Ports {
+		want[keyOf(p)] = true
+	}
+	assigned := make(map[key]int32, len(live.Spec.Ports))
+	extra := false
+	for _, p := range live.Spec.Ports {
+		assigned[keyOf(p)] = p.NodePort
+		extra = extra || !want[keyOf(p)]
+	}
+	if !extra {
+		return nil
+	}
+	ports := make([]corev1.ServicePort, len(desired.Spec.Ports))
+	for i, p := range desired.Spec.Ports {
+		if p.NodePort == 0 {
+			p.NodePort = assigned[keyOf(p)]
+		}
+		ports[i] = p
+	}
+	updated := live.DeepCopy()
+	updated.Spec.Ports = ports
+	if err := r.Update(ctx, updated, client.FieldOwner(apply.FieldOwner)); err != nil {
+		return fmt.Errorf("reclaiming the ports of Service %s/%s: %w", live.Namespace, live.Name, err)
+	}
 	return nil
 }
