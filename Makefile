@@ -78,12 +78,12 @@ E2E_CLUSTER ?= sunstrider-e2e
 test-e2e: k8s-cluster-bins manifests generate kustomize helm build ## End-to-end suite on a fresh local cluster: deploy, RBAC, the seeds' objects (kwokctl, no Docker).
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh up
-	KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \
-		go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS); rc=$$?; \
+	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
+	go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench"; rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
-		echo "Benchmark smoke run (docs/performance.md):"; \
-		go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
-			-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench"; rc=$$?; \
+		KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \
+		go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS); rc=$$?; \
 	fi; \
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
 
