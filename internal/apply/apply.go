@@ -4,15 +4,18 @@
 package apply
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 const (
@@ -73,6 +76,25 @@ func IsOurs(obj metav1.Object, ownerUID types.UID) bool {
 	}
 	_, hashed := obj.GetAnnotations()[HashAnnotation]
 	return hashed && obj.GetLabels()[ManagedByLabel] == ManagedByValue
+}
+
+// Get reads the child at key into obj from cached and, when cached has none,
+// confirms with uncached (the API server): the cache may lag behind, or be
+// label-filtered and never hold a foreign object, which must not be
+// overwritten. found is false only when neither has it.
+func Get(ctx context.Context, cached, uncached client.Reader, key client.ObjectKey, obj client.Object) (found bool, err error) {
+	err = cached.Get(ctx, key, obj)
+	if apierrors.IsNotFound(err) {
+		err = uncached.Get(ctx, key, obj)
+	}
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	default:
+		return false, fmt.Errorf("reading %T %s: %w", obj, key, err)
+	}
 }
 
 // IsControlledBy reports whether obj's controller reference points at owner.

@@ -141,8 +141,9 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
-		// A same-named object in the way: its removal must wake the
-		// Application it blocked.
+		// A labelled child stripped of its owner reference (Owns cannot map
+		// it) must still wake its Application. Foreign objects are not
+		// cached (label-filtered): conflicts are re-checked instead.
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
 			builder.WithPredicates(notControlledByApplication)).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),

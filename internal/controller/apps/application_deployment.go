@@ -22,7 +22,7 @@ import (
 func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *applicationScope) error {
 	app := s.app
 	live := &appsv1.Deployment{}
-	found, err := r.getChild(ctx, client.ObjectKeyFromObject(app), live)
+	found, err := apply.Get(ctx, r.Client, r.APIReader, client.ObjectKeyFromObject(app), live)
 	if err != nil {
 		return err
 	}
@@ -80,24 +80,6 @@ func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *appl
 	s.deployment = applied
 	s.recordApplied("Deployment", found)
 	return nil
-}
-
-// getChild reads a child from the cache and, when the cache has none,
-// confirms with the API server: the cache may not see objects the operator
-// did not label, and those must never be overwritten.
-func (r *ApplicationReconciler) getChild(ctx context.Context, key client.ObjectKey, obj client.Object) (bool, error) {
-	err := r.Get(ctx, key, obj)
-	if apierrors.IsNotFound(err) {
-		err = r.APIReader.Get(ctx, key, obj)
-	}
-	switch {
-	case err == nil:
-		return true, nil
-	case apierrors.IsNotFound(err):
-		return false, nil
-	default:
-		return false, fmt.Errorf("reading %T %s: %w", obj, key, err)
-	}
 }
 
 // recordApplied notes a child written by this reconcile, for one event.

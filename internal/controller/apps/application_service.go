@@ -19,7 +19,7 @@ import (
 func (r *ApplicationReconciler) reconcileService(ctx context.Context, s *applicationScope) error {
 	app := s.app
 	live := &corev1.Service{}
-	found, err := r.getChild(ctx, client.ObjectKeyFromObject(app), live)
+	found, err := apply.Get(ctx, r.Client, r.APIReader, client.ObjectKeyFromObject(app), live)
 	if err != nil {
 		return err
 	}

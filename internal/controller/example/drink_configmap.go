@@ -167,25 +167,13 @@ func (r *DrinkReconciler) reconcileConfigMap(ctx context.Context, drink *example
 }
 
 // liveConfigMap returns the ConfigMap at key, nil when it does not exist.
-// It reads the cache first; a cache miss is confirmed with an uncached GET,
-// as the cache may lag behind or (when label-filtered) never hold a foreign
-// ConfigMap, which must not be overwritten.
 func (r *DrinkReconciler) liveConfigMap(ctx context.Context, key types.NamespacedName) (*corev1.ConfigMap, error) {
-	var cm corev1.ConfigMap
-	err := r.Get(ctx, key, &cm)
-	if err == nil {
-		return &cm, nil
+	cm := &corev1.ConfigMap{}
+	found, err := apply.Get(ctx, r.Client, r.APIReader, key, cm)
+	if !found {
+		return nil, err
 	}
-	if !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("getting ConfigMap %s from the cache: %w", key, err)
-	}
-	if err := r.APIReader.Get(ctx, key, &cm); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("getting ConfigMap %s: %w", key, err)
-	}
-	return &cm, nil
+	return cm, nil
 }
 
 // controllerOf returns "Kind/name" of obj's controller, empty when none.

@@ -55,16 +55,12 @@ func (r *GuestbookReconciler) namespaceExists(ctx context.Context, namespace str
 func (r *GuestbookReconciler) reconcileConfigMap(ctx context.Context, gb *webappv1.Guestbook) (string, error) {
 	key := client.ObjectKey{Namespace: namespaceOf(gb), Name: gb.Spec.ConfigMapName}
 	cm := &corev1.ConfigMap{}
-	err := r.Get(ctx, key, cm)
-	if apierrors.IsNotFound(err) {
-		// The cache may lag behind: never create what already exists.
-		err = r.APIReader.Get(ctx, key, cm)
+	found, err := apply.Get(ctx, r.Client, r.APIReader, key, cm)
+	if err != nil {
+		return "", err
 	}
-	if err == nil {
+	if found {
 		return configChecksum(cm.Data, cm.BinaryData), nil
-	}
-	if !apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("getting configmap %s: %w", key, err)
 	}
 
 	desired, err := desiredConfigMap(gb)
@@ -91,13 +87,9 @@ func (r *GuestbookReconciler) reconcileConfigMap(ctx context.Context, gb *webapp
 func (r *GuestbookReconciler) ensureChild(ctx context.Context, gb *webappv1.Guestbook, desired, live client.Object) (string, error) {
 	kind := desired.GetObjectKind().GroupVersionKind().Kind
 	key := client.ObjectKeyFromObject(desired)
-	err := r.Get(ctx, key, live)
-	if apierrors.IsNotFound(err) {
-		err = r.APIReader.Get(ctx, key, live)
-	}
-	exists := err == nil
-	if err != nil && !apierrors.IsNotFound(err) {
-		return "", fmt.Errorf("getting %s %s: %w", kind, key, err)
+	exists, err := apply.Get(ctx, r.Client, r.APIReader, key, live)
+	if err != nil {
+		return "", err
 	}
 	if exists {
 		if !apply.IsOurs(live, gb.UID) {

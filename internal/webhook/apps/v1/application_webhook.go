@@ -66,7 +66,7 @@ func (d *ApplicationDefaulter) Default(ctx context.Context, app *sunappsv1.Appli
 		}
 	}
 	defaultApplication(app, old)
-	ctrl.LoggerFrom(ctx).V(1).Info("defaulted Application", "operation", req.Operation)
+	ctrl.LoggerFrom(ctx).V(1).Info("Defaulted Application", "operation", req.Operation)
 	return nil
 }
 
@@ -100,6 +100,6 @@ func invalid(ctx context.Context, app *sunappsv1.Application, errs field.ErrorLi
 	if len(errs) == 0 {
 		return nil
 	}
-	ctrl.LoggerFrom(ctx).V(1).Info("rejected Application", "errors", errs.ToAggregate().Error())
+	ctrl.LoggerFrom(ctx).V(1).Info("Rejected Application", "errors", errs.ToAggregate().Error())
 	return apierrors.NewInvalid(sunappsv1.GroupVersion.WithKind("Application").GroupKind(), app.Name, errs)
 }

@@ -93,6 +93,6 @@ func invalid(ctx context.Context, obj *pocv1.MyCustomResource, errs field.ErrorL
 	if len(errs) == 0 {
 		return nil
 	}
-	ctrl.LoggerFrom(ctx).V(1).Info("rejected MyCustomResource", "errors", errs.ToAggregate().Error())
+	ctrl.LoggerFrom(ctx).V(1).Info("Rejected MyCustomResource", "errors", errs.ToAggregate().Error())
 	return apierrors.NewInvalid(pocv1.GroupVersion.WithKind("MyCustomResource").GroupKind(), obj.Name, errs)
 }

@@ -53,7 +53,7 @@ var _ admission.Defaulter[*webappv1.Guestbook] = &GuestbookDefaulter{}
 // Default implements admission.Defaulter.
 func (d *GuestbookDefaulter) Default(ctx context.Context, gb *webappv1.Guestbook) error {
 	defaultGuestbook(gb)
-	ctrl.LoggerFrom(ctx).V(1).Info("defaulted Guestbook")
+	ctrl.LoggerFrom(ctx).V(1).Info("Defaulted Guestbook")
 	return nil
 }
 
@@ -85,6 +85,6 @@ func invalid(ctx context.Context, gb *webappv1.Guestbook, errs field.ErrorList) 
 	if len(errs) == 0 {
 		return nil
 	}
-	ctrl.LoggerFrom(ctx).V(1).Info("rejected Guestbook", "errors", errs.ToAggregate().Error())
+	ctrl.LoggerFrom(ctx).V(1).Info("Rejected Guestbook", "errors", errs.ToAggregate().Error())
 	return apierrors.NewInvalid(webappv1.GroupVersion.WithKind("Guestbook").GroupKind(), gb.Name, errs)
 }
