@@ -1,8 +1,8 @@
 # syntax=docker/dockerfile:1
 # Build the manager binary.
 # Override BASE_IMAGE to build from another registry, e.g.
-#   make docker-build IMG=<img> BASE_IMAGE=docker.io/library/golang:1.26
-ARG BASE_IMAGE=golang:1.26
+#   make docker-build IMG=<img> BASE_IMAGE=docker.io/library/golang:1.26.11
+ARG BASE_IMAGE=golang:1.26.11
 FROM ${BASE_IMAGE} AS builder
 ARG TARGETOS
 ARG TARGETARCH

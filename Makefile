@@ -3,6 +3,16 @@ IMG ?= controller:latest
 # YEAR defines the year value used for substituting the YEAR placeholder in the boilerplate header.
 YEAR ?= 2026
 
+# The Go toolchain the operator and its tools are built, tested and scanned
+# with: the patched release go.mod names on its toolchain line. The go command
+# downloads it once through the module proxy (GOTOOLCHAIN=local on a machine
+# would otherwise pin whatever Go is installed, with its known CVEs).
+GO_TOOLCHAIN ?= $(shell awk '$$1 == "toolchain" {print $$2}' go.mod)
+export GOTOOLCHAIN := $(GO_TOOLCHAIN)
+# The Kubernetes and kwok binaries the tests run are upstream code built from
+# source, not shipped: they keep the installed Go (or what their go.mod needs).
+TEST_INFRA_GOTOOLCHAIN ?= auto
+
 # Get the currently used golang install path (in GOPATH/bin, unless GOBIN is set)
 ifeq (,$(shell go env GOBIN))
 GOBIN=$(shell go env GOPATH)/bin
@@ -129,6 +139,11 @@ bench: k8s-cluster-bins kustomize build ## Benchmark on a fresh local cluster: t
 .PHONY: lint
 lint: golangci-lint verify ## Run golangci-lint (e2e and chaos suites included) and fail on stale generated files
 	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos
+
+.PHONY: vulncheck
+vulncheck: govulncheck indexdb ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
+	db=$$(./hack/vulndb.sh "$(INDEXDB)" "$(LOCALBIN)" "$(VULNDB_VERSION)"); \
+	"$(GOVULNCHECK)" -db "file://$$db" -tags e2e,chaos ./...
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint linter and perform fixes
@@ -258,6 +273,12 @@ KWOK_VERSION ?= v0.8.0
 KWOK_BIN ?= $(LOCALBIN)/kwok/$(KWOK_VERSION)
 
 GOLANGCI_LINT_VERSION ?= v2.15.0
+GOVULNCHECK = $(LOCALBIN)/govulncheck
+GOVULNCHECK_VERSION ?= v1.9.0
+INDEXDB = $(LOCALBIN)/indexdb
+# The Go vulnerability database's source module; "latest" scans against the
+# entries published up to now, as govulncheck against vuln.go.dev would.
+VULNDB_VERSION ?= latest
 HELM_VERSION ?= v3.22.0
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
@@ -271,22 +292,32 @@ $(CONTROLLER_GEN): $(LOCALBIN)
 
 .PHONY: k8s-test-bins
 k8s-test-bins: ## Build kube-apiserver, etcd and kubectl for envtest into bin/k8s/<version> (once; ~10 min cold).
-	./hack/build-k8s.sh "$(K8S_BIN)" kube-apiserver etcd kubectl
+	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) ./hack/build-k8s.sh "$(K8S_BIN)" kube-apiserver etcd kubectl
 
 .PHONY: k8s-cluster-bins
 k8s-cluster-bins: k8s-test-bins kwok ## Also build kube-controller-manager, kube-scheduler, kwok and kwokctl for a whole local cluster.
-	./hack/build-k8s.sh "$(K8S_BIN)" kube-controller-manager kube-scheduler
+	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) ./hack/build-k8s.sh "$(K8S_BIN)" kube-controller-manager kube-scheduler
 
 .PHONY: kwok
 kwok: $(KWOK_BIN)/kwok $(KWOK_BIN)/kwokctl ## Build kwok and kwokctl into bin/kwok/<version> (once).
 $(KWOK_BIN)/kwok $(KWOK_BIN)/kwokctl:
 	mkdir -p "$(KWOK_BIN)"
-	GOBIN="$(KWOK_BIN)" CGO_ENABLED=0 go install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION) sigs.k8s.io/kwok/cmd/kwokctl@$(KWOK_VERSION)
+	GOBIN="$(KWOK_BIN)" GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) CGO_ENABLED=0 go install sigs.k8s.io/kwok/cmd/kwok@$(KWOK_VERSION) sigs.k8s.io/kwok/cmd/kwokctl@$(KWOK_VERSION)
 
 .PHONY: helm
 helm: $(HELM) ## Download helm locally if necessary.
 $(HELM): $(LOCALBIN)
 	$(call go-install-tool,$(HELM),helm.sh/helm/v3/cmd/helm,$(HELM_VERSION))
+
+.PHONY: govulncheck
+govulncheck: $(GOVULNCHECK) ## Download govulncheck locally if necessary.
+$(GOVULNCHECK): $(LOCALBIN)
+	$(call go-install-tool,$(GOVULNCHECK),golang.org/x/vuln/cmd/govulncheck,$(GOVULNCHECK_VERSION))
+
+.PHONY: indexdb
+indexdb: $(INDEXDB) ## Build the tool that indexes golang.org/x/vulndb's OSV files into a database.
+$(INDEXDB): $(LOCALBIN)
+	$(call go-install-tool,$(INDEXDB),golang.org/x/vulndb/cmd/indexdb,$(call vulndbver))
 
 .PHONY: golangci-lint
 golangci-lint: $(GOLANGCI_LINT) ## Download golangci-lint locally if necessary.
@@ -307,6 +338,11 @@ GOBIN="$(LOCALBIN)" go install $${package} ;\
 mv "$(LOCALBIN)/$$(basename "$(1)")" "$(1)-$(3)" ;\
 } ;\
 ln -sf "$$(realpath "$(1)-$(3)")" "$(1)"
+endef
+
+# vulndbver resolves VULNDB_VERSION ("latest" included) to a pseudo-version.
+define vulndbver
+$(shell go list -m -f '{{.Version}}' golang.org/x/vulndb@$(VULNDB_VERSION) 2>/dev/null)
 endef
 
 define gomodver
