@@ -315,6 +315,12 @@ func TestDriftIsRepairedAndDeletedChildrenRecreated(t *testing.T) {
 		g.Expect(*d.Spec.Replicas).To(Equal(int32(1)))
 		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("nginx:1.14.2"))
 	}).Should(Succeed())
+	// The repair is told by an Updated event; the creation was not (the
+	// broadcaster writes events in order, so a Created one would be there).
+	g.Eventually(func(g Gomega) []string {
+		return eventReasons(g, app)
+	}).Should(ContainElement(ReasonUpdated))
+	g.Expect(eventReasons(g, app)).To(HaveEach(ReasonUpdated))
 
 	g.Eventually(func(g Gomega) {
 		s := getService(g, app)
@@ -356,6 +362,19 @@ func TestDriftIsRepairedAndDeletedChildrenRecreated(t *testing.T) {
 		g.Expect(getDeployment(g, app).UID).NotTo(Equal(oldDep))
 		g.Expect(getService(g, app).UID).NotTo(Equal(oldSvc))
 	}).Should(Succeed())
+}
+
+// eventReasons lists the reasons of the events recorded about app.
+func eventReasons(g Gomega, app *sunappsv1.Application) []string {
+	list := &eventsv1.EventList{}
+	g.Expect(k8sClient.List(context.Background(), list, client.InNamespace(app.Namespace))).To(Succeed())
+	var reasons []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "Application" && e.Regarding.Name == app.Name {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
 }
 
 func TestForeignChildrenAreNeverAdoptedOrOverwritten(t *testing.T) {

@@ -91,18 +91,23 @@ func (s *applicationScope) recordApplied(kind string, existed bool) {
 	s.created = append(s.created, kind)
 }
 
-// recordEvents emits one Created and one Updated event for the children this
-// reconcile wrote, rather than one per child.
+// recordEvents logs the children this reconcile wrote and emits one Updated
+// event when it changed existing ones (a new spec, or a child someone else
+// had changed put back). Creating the children is
+// the expected outcome of creating an Application: the Ready condition tells
+// it, and an Event per Application would cost the API server a write more
+// (and the operator an Event kept in its broadcaster's cache) for each one.
 func (r *ApplicationReconciler) recordEvents(ctx context.Context, s *applicationScope) {
-	for _, e := range []struct {
-		reason string
-		kinds  []string
-	}{{"Created", s.created}, {"Updated", s.updated}} {
-		if len(e.kinds) == 0 {
-			continue
-		}
-		note := fmt.Sprintf("%s %s %s", e.reason, strings.Join(e.kinds, " and "), s.app.Name)
-		r.Recorder.Eventf(s.app, nil, corev1.EventTypeNormal, e.reason, "Apply", note)
-		ctrl.LoggerFrom(ctx).Info("Applied children", "reason", e.reason, "kinds", e.kinds)
+	if len(s.created) > 0 {
+		ctrl.LoggerFrom(ctx).Info("Applied children", "reason", "Created", "kinds", s.created)
+	}
+	if len(s.updated) > 0 {
+		note := fmt.Sprintf("Updated %s %s", strings.Join(s.updated, " and "), s.app.Name)
+		r.Recorder.Eventf(s.app, nil, corev1.EventTypeNormal, ReasonUpdated, "Apply", note)
+		ctrl.LoggerFrom(ctx).Info("Applied children", "reason", ReasonUpdated, "kinds", s.updated)
 	}
 }
+
+// ReasonUpdated is the reason of the Normal Event recorded on an Application
+// when the operator changed its existing Deployment or Service.
+const ReasonUpdated = "Updated"

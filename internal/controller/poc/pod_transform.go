@@ -25,8 +25,9 @@ import (
 // PodCacheTransform strips a Pod down to what the MyCustomResource controller
 // reads before it enters the manager's cache: name, namespace, uid,
 // resourceVersion (informers and clients rely on it), labels, owner
-// references, deletionTimestamp, status.phase and status.conditions. Spec,
-// annotations, managedFields and container statuses are dropped, so watching
+// references, deletionTimestamp and the type, status, reason and message of
+// the Ready condition. Spec, annotations, managedFields, the phase, the other
+// conditions, timestamps and container statuses are dropped, so watching
 // every Pod of the cluster costs little memory.
 //
 // Register it in the manager's cache options:
@@ -54,11 +55,19 @@ func PodCacheTransform(obj any) (any, error) {
 			OwnerReferences:   pod.OwnerReferences,
 			DeletionTimestamp: pod.DeletionTimestamp,
 		},
-		Status: corev1.PodStatus{
-			Phase:      pod.Status.Phase,
-			Conditions: pod.Status.Conditions,
-		},
+		Status: corev1.PodStatus{Conditions: readyOnly(pod.Status.Conditions)},
 	}, nil
+}
+
+// readyOnly returns the Ready condition of conditions, without timestamps,
+// as the only element of a new slice; nil when there is none.
+func readyOnly(conditions []corev1.PodCondition) []corev1.PodCondition {
+	for _, c := range conditions {
+		if c.Type == corev1.PodReady {
+			return []corev1.PodCondition{{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message}}
+		}
+	}
+	return nil
 }
 
 // PodCacheTransform must stay usable as a cache transform.

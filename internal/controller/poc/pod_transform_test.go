@@ -41,8 +41,11 @@ func fullPod() *corev1.Pod {
 		},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "ubuntu"}}, NodeName: "node"},
 		Status: corev1.PodStatus{
-			Phase:             corev1.PodRunning,
-			Conditions:        []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}},
+			Phase: corev1.PodRunning,
+			Conditions: []corev1.PodCondition{
+				{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+				{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: "c not ready", LastTransitionTime: now},
+			},
 			ContainerStatuses: []corev1.ContainerStatus{{Name: "c", Ready: true}},
 			PodIP:             "10.0.0.1",
 		},
@@ -59,7 +62,9 @@ func TestPodCacheTransform(t *testing.T) {
 			OwnerReferences:   full.OwnerReferences,
 			DeletionTimestamp: full.DeletionTimestamp,
 		},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: full.Status.Conditions},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{
+			{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "ContainersNotReady", Message: "c not ready"},
+		}},
 	}
 	tombstone := toolscache.DeletedFinalStateUnknown{Key: "default/funny-joe", Obj: fullPod()}
 	configMap := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Annotations: map[string]string{"a": "b"}}}
