@@ -363,7 +363,7 @@ func (b *bench) removeWebhooks(ctx context.Context) error {
 	return nil
 }
 
-func (b *bench) startOperator(ctx context.Context, label string) (*proc, error) {
+func (b *bench) startOperator(ctx context.Context, label string, extra ...string) (*proc, error) {
 	args := append([]string{b.cfg.manager,
 		"--operator-namespace=" + operatorNamespace,
 		"--cert-mode=external",
@@ -373,7 +373,7 @@ func (b *bench) startOperator(ctx context.Context, label string) (*proc, error) 
 		fmt.Sprintf("--metrics-bind-address=:%d", b.cfg.ports.metrics),
 		"--metrics-secure=false",
 		fmt.Sprintf("--pprof-bind-address=:%d", b.cfg.ports.pprof),
-	}, b.cfg.managerArgs...)
+	}, append(extra, b.cfg.managerArgs...)...)
 	p, err := startProc("operator", filepath.Join(b.cfg.workDir, label+".log"), b.cfg.ports,
 		[]string{"KUBECONFIG=" + b.cfg.kubeconfig}, args...)
 	if err != nil {
@@ -473,7 +473,9 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 		logf("operator N=%d: restarting the operator", n)
 		p.stop()
 		start := time.Now()
-		p2, err := b.startOperator(ctx, fmt.Sprintf("operator-%d-restart", n))
+		// At debug level the restarted operator logs each status write with
+		// the parts that changed, so a write here can be explained.
+		p2, err := b.startOperator(ctx, fmt.Sprintf("operator-%d-restart", n), "--zap-log-level=debug")
 		if err != nil {
 			return r, err
 		}
@@ -488,6 +490,7 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 		if r.restartWrites != 0 {
 			b.failed = append(b.failed, fmt.Sprintf("N=%d: the restarted operator wrote %d times (see %s)",
 				n, r.restartWrites, p2.logPath))
+			printMatchingLines(p2.logPath, "Wrote ")
 		}
 		p2.stop()
 	}
@@ -726,4 +729,19 @@ func bytesOrNA(v float64, unit string) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f KiB", v/1024)
+}
+
+// printMatchingLines prints the lines of the file at path that contain
+// substr, to explain unexpected writes next to the failure.
+func printMatchingLines(path, substr string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		logf("reading %s: %v", path, err)
+		return
+	}
+	for line := range strings.Lines(string(data)) {
+		if strings.Contains(line, substr) {
+			logf("  %s", strings.TrimSpace(line))
+		}
+	}
 }

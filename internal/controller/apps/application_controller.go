@@ -116,7 +116,8 @@ func (r *ApplicationReconciler) updateStatus(ctx context.Context, s *application
 		}
 		return fmt.Errorf("writing Application status: %w", err)
 	}
-	ctrl.LoggerFrom(ctx).V(1).Info("Wrote Application status", "ready", after.Status, "reason", after.Reason)
+	ctrl.LoggerFrom(ctx).V(1).Info("Wrote Application status", "ready", after.Status, "reason", after.Reason,
+		"changed", changedStatusParts(&orig.Status, &status))
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -162,4 +163,30 @@ func deploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionType)
 		}
 	}
 	return nil
+}
+
+// changedStatusParts names the parts of the status that differ between old
+// and new, for the log line of a status write.
+func changedStatusParts(old, new *sunappsv1.ApplicationStatus) []string {
+	var parts []string
+	for _, p := range []struct {
+		name     string
+		old, new any
+	}{
+		{"observedGeneration", old.ObservedGeneration, new.ObservedGeneration},
+		{"workflow", old.Workflow, new.Workflow},
+		{"network", old.Network, new.Network},
+		{"clusterIP", old.ClusterIP, new.ClusterIP},
+		{"selector", old.Selector, new.Selector},
+	} {
+		if !equality.Semantic.DeepEqual(p.old, p.new) {
+			parts = append(parts, p.name)
+		}
+	}
+	for _, c := range new.Conditions {
+		if o := meta.FindStatusCondition(old.Conditions, c.Type); o == nil || !equality.Semantic.DeepEqual(*o, c) {
+			parts = append(parts, "conditions."+c.Type)
+		}
+	}
+	return parts
 }

@@ -118,3 +118,31 @@ func TestComputeStatusKeepsTransitionTimeAndMirrorsChildren(t *testing.T) {
 	g.Expect(st.ClusterIP).To(Equal("10.0.0.7"))
 	g.Expect(st.Workflow).To(Equal(sunappsv1.WorkflowStatus{}))
 }
+
+func TestChangedStatusParts(t *testing.T) {
+	ready := metav1.Condition{Type: sunappsv1.ConditionReady, Status: metav1.ConditionTrue, Reason: sunappsv1.ReasonReady}
+	base := sunappsv1.ApplicationStatus{ObservedGeneration: 1, ClusterIP: "10.0.0.1",
+		Workflow: sunappsv1.WorkflowStatus{AvailableReplicas: 1}, Conditions: []metav1.Condition{ready}}
+	tests := []struct {
+		name   string
+		change func(*sunappsv1.ApplicationStatus)
+		want   []string
+	}{
+		{name: "nothing", change: func(*sunappsv1.ApplicationStatus) {}, want: nil},
+		{name: "mirrored deployment", change: func(s *sunappsv1.ApplicationStatus) { s.Workflow.ReadyReplicas = 1 }, want: []string{"workflow"}},
+		{name: "generation and cluster IP", change: func(s *sunappsv1.ApplicationStatus) {
+			s.ObservedGeneration, s.ClusterIP = 2, ""
+		}, want: []string{"observedGeneration", "clusterIP"}},
+		{name: "a condition", change: func(s *sunappsv1.ApplicationStatus) { s.Conditions[0].Message = "now" }, want: []string{"conditions.Ready"}},
+		{name: "a new condition", change: func(s *sunappsv1.ApplicationStatus) {
+			s.Conditions = append(s.Conditions, metav1.Condition{Type: sunappsv1.ConditionDegraded})
+		}, want: []string{"conditions.Degraded"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			changed := *base.DeepCopy()
+			tt.change(&changed)
+			NewWithT(t).Expect(changedStatusParts(&base, &changed)).To(Equal(tt.want))
+		})
+	}
+}
