@@ -110,8 +110,17 @@ func (r *ApplicationReconciler) updateStatus(ctx context.Context, s *application
 
 	orig := s.app.DeepCopy()
 	s.app.Status = status
-	if err := r.Status().Patch(ctx, s.app, client.MergeFrom(orig)); err != nil {
-		if apierrors.IsNotFound(err) {
+	// The patch is a diff from the cached Application: without the
+	// resourceVersion precondition, a diff from a stale copy would leave a
+	// mix of a newer write and this one. A stale copy is dropped instead:
+	// the newer version's event triggers the next reconcile.
+	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
+	if err := r.Status().Patch(ctx, s.app, patch); err != nil {
+		switch {
+		case apierrors.IsConflict(err):
+			ctrl.LoggerFrom(ctx).V(1).Info("Cached Application is stale, waiting for the newer one")
+			return nil
+		case apierrors.IsNotFound(err):
 			return nil
 		}
 		return fmt.Errorf("writing Application status: %w", err)
@@ -134,12 +143,14 @@ var notControlledByApplication = predicate.NewPredicateFuncs(func(obj client.Obj
 	return ref == nil || ref.Kind != "Application" || ref.APIVersion != sunappsv1.GroupVersion.String()
 })
 
-// SetupWithManager registers the controller: Applications trigger it on spec
-// and label changes; every change of a child (status included) does too.
+// SetupWithManager registers the controller: every change of an Application
+// or of one of its children (status included) triggers it. Status changes
+// count too: the status is the operator's, so a write by anyone else (or a
+// stale write refused) is followed by a reconcile that puts it right; after
+// the operator's own writes that reconcile finds nothing to do.
 func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&sunappsv1.Application{}, builder.WithPredicates(
-			predicate.Or(predicate.GenerationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
+		For(&sunappsv1.Application{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		// A labelled child stripped of its owner reference (Owns cannot map

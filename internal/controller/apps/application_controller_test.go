@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -361,6 +362,45 @@ func TestDriftIsRepairedAndDeletedChildrenRecreated(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(getDeployment(g, app).UID).NotTo(Equal(oldDep))
 		g.Expect(getService(g, app).UID).NotTo(Equal(oldSvc))
+	}).Should(Succeed())
+}
+
+// TestStaleStatusWriteIsRefused writes a status computed from a stale copy
+// of an Application, as a reconcile reading a lagging cache would: the API
+// server refuses it, so no mix of the two writes is stored. The newer status
+// here is a hand edit, which the controller then puts right.
+func TestStaleStatusWriteIsRefused(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := seedSample(ns)
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	g.Eventually(func(g Gomega) { getDeployment(g, app); getService(g, app) }).Should(Succeed())
+	markDeploymentAvailable(g, app)
+	g.Eventually(func(g Gomega) {
+		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+	}).Should(Succeed())
+
+	stale := getApp(g, app)
+	newer := stale.DeepCopy()
+	newer.Status.ClusterIP = "10.96.0.42"
+	newer.Status.Workflow.ReadyReplicas = 7
+	g.Expect(k8sClient.Status().Patch(ctx, newer, client.MergeFrom(stale))).To(Succeed())
+
+	r := &ApplicationReconciler{Client: k8sClient, Recorder: events.NewFakeRecorder(10)}
+	s := &applicationScope{app: stale.DeepCopy(), observation: observation{
+		deployment: getDeployment(g, app), service: getService(g, app), serviceWanted: true,
+		selector: getDeployment(g, app).Spec.Selector,
+	}}
+	s.deployment.Status.ReadyReplicas = 3 // what the stale reconcile saw
+	g.Expect(r.updateStatus(ctx, s)).To(Succeed(), "a stale copy is dropped quietly")
+	g.Expect(getApp(g, app).Status.Workflow.ReadyReplicas).NotTo(Equal(int32(3)), "the stale write was refused")
+
+	// The controller puts the tampered status right: the status is its own.
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app).Status
+		g.Expect(got.ClusterIP).To(Equal(getService(g, app).Spec.ClusterIP))
+		g.Expect(got.Workflow.ReadyReplicas).To(Equal(getDeployment(g, app).Status.ReadyReplicas))
 	}).Should(Succeed())
 }
 
