@@ -89,7 +89,7 @@ test-e2e: k8s-cluster-bins manifests generate kustomize helm build ## End-to-end
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh up
 	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
-	go run ./test/bench -n 20 -idle 5s -references=false -restart=false -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+	go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench"; rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \
