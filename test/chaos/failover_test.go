@@ -26,6 +26,15 @@ const (
 	// deadline, 2 s retry period).
 	killFailoverTarget = 20 * time.Second
 	termFailoverTarget = 5 * time.Second
+	// killFailoverBound is what client-go's elector guarantees after a
+	// SIGKILL with those settings, and what the test asserts: the heir
+	// polls the Lease every 2 to 4.4 s (retry period, jitter 1.2), so it
+	// notices the last renewal up to 4.4 s late, counts the 15 s lease from
+	// then, and takes the Lease at its first poll after that, up to 4.4 s
+	// later; plus 2 s to start its controllers and reconcile. The 20 s
+	// target holds on average (15 s - 1 s + 2 × ~2 s) and is reported for
+	// each round; asserting it would fail one run in a few by design.
+	killFailoverBound = 15*time.Second + 2*4400*time.Millisecond + 2*time.Second
 )
 
 // TestLeaderFailover stops the leader, with SIGKILL and with SIGTERM, and
@@ -74,10 +83,16 @@ func TestLeaderFailover(t *testing.T) {
 		}
 	}
 	kill, term := slices.Max(results[syscall.SIGKILL]), slices.Max(results[syscall.SIGTERM])
-	t.Logf("failover, worst of %d: SIGKILL %s (target %s), SIGTERM %s (target %s); lease holders in turn: %d",
-		failoverRounds, kill.Round(10*time.Millisecond), killFailoverTarget, term.Round(10*time.Millisecond),
-		termFailoverTarget, len(holders()))
-	g.Expect(kill).To(BeNumerically("<=", killFailoverTarget), "SIGKILL failover")
+	met := 0
+	for _, d := range results[syscall.SIGKILL] {
+		if d <= killFailoverTarget {
+			met++
+		}
+	}
+	t.Logf("failover, worst of %d: SIGKILL %s (target %s met in %d of %d rounds; bound %s), SIGTERM %s (target %s); lease holders in turn: %d",
+		failoverRounds, kill.Round(10*time.Millisecond), killFailoverTarget, met, failoverRounds, killFailoverBound,
+		term.Round(10*time.Millisecond), termFailoverTarget, len(holders()))
+	g.Expect(kill).To(BeNumerically("<=", killFailoverBound), "SIGKILL failover")
 	g.Expect(term).To(BeNumerically("<=", termFailoverTarget), "SIGTERM failover (lease released on cancel)")
 	g.Expect(len(holders())).To(BeNumerically(">=", 2*failoverRounds), "the Lease changed hands at each round")
 	expectOneWriterAtATime(t)
