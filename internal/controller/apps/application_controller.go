@@ -2,6 +2,7 @@ package apps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -23,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // ApplicationReconciler keeps each Application's Deployment and Service equal
@@ -72,6 +74,11 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	} {
 		if err := phase(ctx, s); err != nil {
 			errs = append(errs, err)
+			if !apiAnswered(err) {
+				// The API server did not answer: the next phases and the
+				// status write would fail the same way. Retry later.
+				return ctrl.Result{}, err
+			}
 		}
 	}
 	r.recordEvents(ctx, s)
@@ -89,6 +96,13 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{RequeueAfter: ConflictRecheckInterval}, nil
 	}
 	return ctrl.Result{}, kerrors.NewAggregate(errs)
+}
+
+// apiAnswered tells whether err is an answer of the API server (a status
+// such as Conflict or Invalid) rather than a failure to reach it.
+func apiAnswered(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status)
 }
 
 // ConflictRecheckInterval is how often an Application blocked by a foreign
@@ -160,6 +174,7 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(notControlledByApplication)).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
 			builder.WithPredicates(notControlledByApplication)).
+		WithOptions(controllers.Options()).
 		Named("apps-application").
 		Complete(r)
 }

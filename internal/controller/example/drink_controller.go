@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // Event action of the conflict warning.
@@ -135,6 +136,7 @@ func (r *DrinkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.ConfigMap{},
 			handler.EnqueueRequestsFromMapFunc(r.drinkForConfigMap),
 			builder.WithPredicates(notControlledByDrink)).
+		WithOptions(controllers.Options()).
 		Named("example-drink").
 		Complete(r)
 }

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // Event reasons of the MyCustomResource controller, emitted on transitions of
@@ -132,6 +133,7 @@ func (r *MyCustomResourceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Pod{},
 			handler.EnqueueRequestsFromMapFunc(r.requestsForPod),
 			builder.WithPredicates(friendPodChanged)).
+		WithOptions(controllers.Options()).
 		Named("poc-mycustomresource").
 		Complete(r)
 }

@@ -34,6 +34,7 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // GuestbookReconciler reconciles a Guestbook object: it runs the instances
@@ -179,6 +180,7 @@ func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(guestbookForPod)).
 		// A namespace created (or deleted) after its Guestbooks.
 		WatchesMetadata(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForNamespace)).
+		WithOptions(controllers.Options()).
 		Named("webapp-guestbook").
 		Complete(r)
 }
