@@ -89,7 +89,8 @@ func TestLeaderFailover(t *testing.T) {
 			met++
 		}
 	}
-	t.Logf("failover, worst of %d: SIGKILL %s (target %s met in %d of %d rounds; bound %s), SIGTERM %s (target %s); lease holders in turn: %d",
+	t.Logf("failover, worst of %d: SIGKILL %s (target %s met in %d of %d rounds; bound %s), "+
+		"SIGTERM %s (target %s); lease holders in turn: %d",
 		failoverRounds, kill.Round(10*time.Millisecond), killFailoverTarget, met, failoverRounds, killFailoverBound,
 		term.Round(10*time.Millisecond), termFailoverTarget, len(holders()))
 	g.Expect(kill).To(BeNumerically("<=", killFailoverBound), "SIGKILL failover")

@@ -53,8 +53,11 @@ const (
 )
 
 // replicaPorts are each replica's local ports, apart from make dev's and
-// the e2e suite's.
-var replicaPorts = []struct{ webhook, probe int }{{39443, 38081}, {39444, 38082}}
+// the e2e suite's. Metrics are served over plain HTTP on localhost
+// (--metrics-secure=false): the secure endpoint authenticates its callers
+// through the API server, and TestAPIServerRestartDuringChurn reads them
+// while the API server is away.
+var replicaPorts = []struct{ webhook, probe, metrics int }{{39443, 38081, 38091}, {39444, 38082, 38092}}
 
 var (
 	scheme    = runtime.NewScheme()
@@ -210,13 +213,31 @@ func startReplicas(t *testing.T) {
 // start runs a new process in r's slot and waits until it is ready.
 func (r *replica) start(t testing.TB) {
 	t.Helper()
+	if err := r.spawn(); err != nil {
+		t.Fatal(err)
+	}
 	r.mu.Lock()
+	done, log := r.done, r.log
+	r.mu.Unlock()
+	NewWithT(t).Eventually(func() error {
+		select {
+		case <-done:
+			return StopTrying("replica exited:\n" + tail(log, 30))
+		default:
+		}
+		return r.ready()
+	}, time.Minute).Should(Succeed())
+}
+
+// spawn runs a new process in r's slot without waiting for it.
+func (r *replica) spawn() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.runs++
 	r.log = filepath.Join(workDir, fmt.Sprintf("replica-%d-run-%02d.log", r.slot, r.runs))
 	f, err := os.Create(r.log)
 	if err != nil {
-		r.mu.Unlock()
-		t.Fatal(err)
+		return err
 	}
 	ports := replicaPorts[r.slot]
 	cmd := exec.Command(manager,
@@ -226,7 +247,8 @@ func (r *replica) start(t testing.TB) {
 		fmt.Sprintf("--webhook-port=%d", ports.webhook),
 		"--webhook-cert-path="+filepath.Join(workDir, fmt.Sprintf("certs-%d", r.slot)),
 		fmt.Sprintf("--health-probe-bind-address=localhost:%d", ports.probe),
-		"--metrics-bind-address=0",
+		fmt.Sprintf("--metrics-bind-address=localhost:%d", ports.metrics),
+		"--metrics-secure=false",
 		"--zap-encoder=json",
 		"--zap-time-encoding=rfc3339nano",
 	)
@@ -234,30 +256,26 @@ func (r *replica) start(t testing.TB) {
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = dieWithParent()
 	if err := cmd.Start(); err != nil {
-		r.mu.Unlock()
-		t.Fatal(err)
+		_ = f.Close()
+		return err
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); _ = f.Close(); close(done) }()
 	r.cmd, r.done = cmd, done
-	r.mu.Unlock()
+	return nil
+}
 
-	NewWithT(t).Eventually(func() error {
-		select {
-		case <-done:
-			return StopTrying("replica exited:\n" + tail(r.log, 30))
-		default:
-		}
-		resp, err := http.Get(fmt.Sprintf("http://localhost:%d/readyz", ports.probe))
-		if err != nil {
-			return err
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("readyz: %s", resp.Status)
-		}
-		return nil
-	}, time.Minute).Should(Succeed())
+// ready tells whether r's current process answers its readiness probe.
+func (r *replica) ready() error {
+	resp, err := http.Get(fmt.Sprintf("http://localhost:%d/readyz", replicaPorts[r.slot].probe))
+	if err != nil {
+		return err
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("readyz: %s", resp.Status)
+	}
+	return nil
 }
 
 func (r *replica) alive() bool {
