@@ -460,47 +460,35 @@ func (r *replica) run() int {
 func superviseReplicas(t *testing.T) func() []replicaExit {
 	var mu sync.Mutex
 	var exits []replicaExit
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		backoff := make([]time.Duration, len(replicas))
-		restartAt := make([]time.Time, len(replicas)) // zero while running
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
+	backoff := make([]time.Duration, len(replicas))
+	restartAt := make([]time.Time, len(replicas)) // zero while running
+	t.Cleanup(every(100*time.Millisecond, func() {
+		for _, r := range replicas {
+			if r.alive() {
+				continue
 			}
-			for _, r := range replicas {
-				if r.alive() {
-					continue
-				}
-				if restartAt[r.slot].IsZero() {
-					r.mu.Lock()
-					e := replicaExit{slot: r.slot, run: r.runs, log: r.log, at: time.Now()}
-					r.mu.Unlock()
-					e.reason = exitReason(e.log)
-					e.lostLease = strings.Contains(e.reason, leaderLostMessage)
-					mu.Lock()
-					exits = append(exits, e)
-					mu.Unlock()
-					restartAt[r.slot] = e.at.Add(backoff[r.slot])
-					backoff[r.slot] = max(10*time.Second, 2*backoff[r.slot])
-				}
-				if time.Now().Before(restartAt[r.slot]) {
-					continue
-				}
-				if err := r.spawn(); err != nil {
-					t.Logf("restarting replica-%d: %v", r.slot, err)
-					continue
-				}
-				restartAt[r.slot] = time.Time{}
+			if restartAt[r.slot].IsZero() {
+				r.mu.Lock()
+				e := replicaExit{slot: r.slot, run: r.runs, log: r.log, at: time.Now()}
+				r.mu.Unlock()
+				e.reason = exitReason(e.log)
+				e.lostLease = strings.Contains(e.reason, leaderLostMessage)
+				mu.Lock()
+				exits = append(exits, e)
+				mu.Unlock()
+				restartAt[r.slot] = e.at.Add(backoff[r.slot])
+				backoff[r.slot] = max(10*time.Second, 2*backoff[r.slot])
 			}
+			if time.Now().Before(restartAt[r.slot]) {
+				continue
+			}
+			if err := r.spawn(); err != nil {
+				t.Logf("restarting replica-%d: %v", r.slot, err)
+				continue
+			}
+			restartAt[r.slot] = time.Time{}
 		}
-	}()
-	t.Cleanup(func() { close(stop); <-done })
+	}))
 	return func() []replicaExit {
 		mu.Lock()
 		defer mu.Unlock()
@@ -673,22 +661,7 @@ type churnApp struct {
 // run starts writing; the returned function stops and waits (it may be
 // called more than once).
 func (c *churn) run() func() {
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(churnEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-			c.write()
-		}
-	}()
-	var once sync.Once
-	return func() { once.Do(func() { close(stop); <-done }) }
+	return every(churnEvery, c.write)
 }
 
 func (c *churn) successes() int { c.mu.Lock(); defer c.mu.Unlock(); return c.succeeded }

@@ -104,40 +104,20 @@ func TestLeaderFailover(t *testing.T) {
 // sequence shows is that it changed hands at each failover and never
 // flapped back and forth.
 func watchLease(t *testing.T) func() []string {
-	stop := make(chan struct{})
-	done := make(chan struct{})
 	var seq []string
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-			lease := &coordinationv1.Lease{}
-			if admin.Get(ctx(), client.ObjectKey{Namespace: systemNamespace, Name: leaseName}, lease) != nil {
-				continue
-			}
-			h := ptr.Deref(lease.Spec.HolderIdentity, "")
-			if h != "" && (len(seq) == 0 || seq[len(seq)-1] != h) {
-				seq = append(seq, h)
-			}
+	stop := every(50*time.Millisecond, func() {
+		lease := &coordinationv1.Lease{}
+		if admin.Get(ctx(), client.ObjectKey{Namespace: systemNamespace, Name: leaseName}, lease) != nil {
+			return
 		}
-	}()
-	stopped := false
-	halt := func() {
-		if !stopped {
-			stopped = true
-			close(stop)
-			<-done
+		h := ptr.Deref(lease.Spec.HolderIdentity, "")
+		if h != "" && (len(seq) == 0 || seq[len(seq)-1] != h) {
+			seq = append(seq, h)
 		}
-	}
-	t.Cleanup(halt)
+	})
+	t.Cleanup(stop)
 	return func() []string {
-		halt()
+		stop()
 		return seq
 	}
 }

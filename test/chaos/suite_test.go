@@ -459,3 +459,25 @@ func createNamespace(t *testing.T, name string) {
 		}
 	})
 }
+
+// every calls fn every period, from a goroutine of its own, until the
+// returned stop function is called; stop waits for a call in progress and
+// may be called more than once.
+func every(period time.Duration, fn func()) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				fn()
+			}
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(quit); <-done }) }
+}

@@ -296,13 +296,19 @@ func TestSpecChangesReachChildrenAndServerFieldsAreKept(t *testing.T) {
 	}).Should(Succeed())
 }
 
+// createSeedSample creates the seed's sample in a namespace of its own and
+// waits for its Deployment and Service.
+func createSeedSample(t *testing.T, g Gomega) *sunappsv1.Application {
+	app := seedSample(testutil.Namespace(t, k8sClient))
+	g.Expect(k8sClient.Create(context.Background(), app)).To(Succeed())
+	g.Eventually(func(g Gomega) { getDeployment(g, app); getService(g, app) }).Should(Succeed())
+	return app
+}
+
 func TestDriftIsRepairedAndDeletedChildrenRecreated(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	ns := testutil.Namespace(t, k8sClient)
-	app := seedSample(ns)
-	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
-	g.Eventually(func(g Gomega) { getDeployment(g, app); getService(g, app) }).Should(Succeed())
+	app := createSeedSample(t, g)
 
 	// Hand edits of fields the operator owns are put back.
 	g.Eventually(func(g Gomega) {
@@ -372,10 +378,7 @@ func TestDriftIsRepairedAndDeletedChildrenRecreated(t *testing.T) {
 func TestStaleStatusWriteIsRefused(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	ns := testutil.Namespace(t, k8sClient)
-	app := seedSample(ns)
-	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
-	g.Eventually(func(g Gomega) { getDeployment(g, app); getService(g, app) }).Should(Succeed())
+	app := createSeedSample(t, g)
 	markDeploymentAvailable(g, app)
 	g.Eventually(func(g Gomega) {
 		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
