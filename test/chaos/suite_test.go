@@ -251,6 +251,9 @@ func (r *replica) spawn() error {
 		"--metrics-secure=false",
 		"--zap-encoder=json",
 		"--zap-time-encoding=rfc3339nano",
+		// Status writes are logged at debug level, with the parts that
+		// changed: a failure can then tell the operator's view apart.
+		"--zap-log-level=debug",
 	)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+os.Getenv("KUBECONFIG"))
 	cmd.Stdout, cmd.Stderr = f, f
