@@ -89,11 +89,11 @@ test-e2e: k8s-cluster-bins manifests generate kustomize helm build ## End-to-end
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh up
 	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
-	go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
-		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench"; rc=$$?; \
+	rc=0; go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench" || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \
-		go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS); rc=$$?; \
+		go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS) || rc=$$?; \
 	fi; \
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
 
@@ -116,11 +116,11 @@ CHAOS_DIR ?= $(LOCALBIN)/chaos
 CHAOS_CLUSTER ?= sunstrider-chaos
 
 .PHONY: test-chaos
-test-chaos: k8s-cluster-bins manifests kustomize build ## Fault injection on a fresh local cluster: SIGKILL under load, leader failover, drift, foreign objects (docs/reliability.md).
+test-chaos: k8s-cluster-bins manifests kustomize build ## Fault injection on a fresh local cluster: SIGKILL under load, leader failover, API server restart, drift, foreign objects (docs/reliability.md).
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(CHAOS_DIR)" DEV_CLUSTER="$(CHAOS_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(CHAOS_DIR)" DEV_CLUSTER="$(CHAOS_CLUSTER)" ./hack/dev-cluster.sh up
-	KUBECONFIG="$(CHAOS_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" \
-		go test -tags chaos -timeout 20m -count 1 -v ./test/chaos/ $(TEST_ARGS); rc=$$?; \
+	rc=0; KUBECONFIG="$(CHAOS_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" \
+		go test -tags chaos -timeout 20m -count 1 -v ./test/chaos/ $(TEST_ARGS) || rc=$$?; \
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(CHAOS_DIR)" DEV_CLUSTER="$(CHAOS_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
 
 BENCH_N ?= 100,1000
@@ -132,8 +132,8 @@ bench: k8s-cluster-bins kustomize build ## Benchmark on a fresh local cluster: t
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(BENCH_DIR)" DEV_CLUSTER="$(BENCH_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
 	mkdir -p "$(BENCH_DIR)/kwok" && cp test/bench/kwok.yaml "$(BENCH_DIR)/kwok/kwok.yaml"
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(BENCH_DIR)" DEV_CLUSTER="$(BENCH_CLUSTER)" ./hack/dev-cluster.sh up
-	go run ./test/bench -n "$(BENCH_N)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
-		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/table.md" $(BENCH_ARGS); rc=$$?; \
+	rc=0; go run ./test/bench -n "$(BENCH_N)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/table.md" $(BENCH_ARGS) || rc=$$?; \
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(BENCH_DIR)" DEV_CLUSTER="$(BENCH_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
 
 .PHONY: lint
