@@ -326,7 +326,7 @@ type controlPlane struct {
 func findControlPlane(t *testing.T) controlPlane {
 	t.Helper()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("follows the cluster's processes in /proc (Linux)")
+		t.Fatalf("this test follows the cluster's processes in /proc (Linux only): %v", err)
 	}
 	workdir := filepath.Join(filepath.Dir(os.Getenv("KUBECONFIG")), "kwok")
 	pids, err := filepath.Glob(filepath.Join(workdir, "clusters", "*", "pids"))

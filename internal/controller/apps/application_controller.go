@@ -3,7 +3,6 @@ package apps
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -110,37 +109,29 @@ func apiAnswered(err error) bool {
 const ConflictRecheckInterval = 30 * time.Second
 
 // updateStatus writes the status computed from s, only when it changed, and
-// records an event when the Application becomes blocked by a conflict.
+// records an event when the write makes the Application blocked by a
+// conflict.
 func (r *ApplicationReconciler) updateStatus(ctx context.Context, s *applicationScope) error {
 	status := computeStatus(s.app, &s.observation)
 	if equality.Semantic.DeepEqual(s.app.Status, status) {
 		return nil
 	}
-	before := meta.FindStatusCondition(s.app.Status.Conditions, sunappsv1.ConditionReady)
+	orig := s.app.DeepCopy()
+	s.app.Status = status
+	written, err := controllers.PatchStatus(ctx, r.Client, orig, s.app)
+	if err != nil || !written {
+		return err
+	}
+	// After the write, so orig was current: one event per transition.
+	before := meta.FindStatusCondition(orig.Status.Conditions, sunappsv1.ConditionReady)
 	after := meta.FindStatusCondition(status.Conditions, sunappsv1.ConditionReady)
 	if after.Reason == sunappsv1.ReasonResourceConflict && (before == nil || before.Reason != after.Reason) {
 		r.Recorder.Eventf(s.app, nil, corev1.EventTypeWarning, sunappsv1.ReasonResourceConflict, "Reconcile", after.Message)
 	}
-
-	orig := s.app.DeepCopy()
-	s.app.Status = status
-	// The patch is a diff from the cached Application: without the
-	// resourceVersion precondition, a diff from a stale copy would leave a
-	// mix of a newer write and this one. A stale copy is dropped instead:
-	// the newer version's event triggers the next reconcile.
-	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
-	if err := r.Status().Patch(ctx, s.app, patch); err != nil {
-		switch {
-		case apierrors.IsConflict(err):
-			ctrl.LoggerFrom(ctx).V(1).Info("Cached Application is stale, waiting for the newer one")
-			return nil
-		case apierrors.IsNotFound(err):
-			return nil
-		}
-		return fmt.Errorf("writing Application status: %w", err)
+	if log := ctrl.LoggerFrom(ctx).V(1); log.Enabled() {
+		log.Info("Wrote Application status", "ready", after.Status, "reason", after.Reason,
+			"changed", changedStatusParts(&orig.Status, &status))
 	}
-	ctrl.LoggerFrom(ctx).V(1).Info("Wrote Application status", "ready", after.Status, "reason", after.Reason,
-		"changed", changedStatusParts(&orig.Status, &status))
 	return nil
 }
 

@@ -19,11 +19,9 @@ package example
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -99,16 +97,11 @@ func (r *DrinkReconciler) patchStatus(ctx context.Context, orig, drink *examplev
 	if equality.Semantic.DeepEqual(orig.Status, drink.Status) {
 		return false, nil
 	}
-	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
-	if err := r.Status().Patch(ctx, drink, patch); err != nil {
-		if apierrors.IsConflict(err) {
-			ctrl.LoggerFrom(ctx).V(1).Info("Cached Drink is stale, waiting for the newer one")
-			return false, nil
-		}
-		return false, fmt.Errorf("patching status of Drink %s: %w", client.ObjectKeyFromObject(drink), err)
+	written, err := controllers.PatchStatus(ctx, r.Client, orig, drink)
+	if written {
+		ctrl.LoggerFrom(ctx).V(1).Info("Updated status", "configMap", drink.Status.ConfigMapName)
 	}
-	ctrl.LoggerFrom(ctx).V(1).Info("Updated status", "configMap", drink.Status.ConfigMapName)
-	return true, nil
+	return written, err
 }
 
 // recordConflict emits a Warning when the Drink enters a conflict with a

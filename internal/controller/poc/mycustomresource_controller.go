@@ -77,17 +77,10 @@ func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	if equality.Semantic.DeepEqual(orig.Status, obj.Status) {
 		return ctrl.Result{}, nil
 	}
-	// The optimistic lock makes a patch computed from a stale cached object
-	// fail instead of bumping lastTransitionTimes and repeating events.
-	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
-	if err := r.Status().Patch(ctx, &obj, patch); err != nil {
-		if apierrors.IsConflict(err) {
-			// The newer object is on its way to the cache; its event
-			// triggers the next reconcile.
-			log.V(1).Info("Cached MyCustomResource is stale, waiting for the newer one")
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("patching status of MyCustomResource %s: %w", req.NamespacedName, err)
+	// A patch computed from a stale cached object is dropped instead of
+	// bumping lastTransitionTimes and repeating events.
+	if written, err := controllers.PatchStatus(ctx, r.Client, orig, &obj); err != nil || !written {
+		return ctrl.Result{}, err
 	}
 	log.V(1).Info("Updated status", "healthy", obj.Status.Healthy, "friend", obj.Spec.Name)
 	r.recordTransition(&obj, orig.Status.Healthy)

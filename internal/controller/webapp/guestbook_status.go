@@ -21,13 +21,11 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // observation is what one reconcile saw of a Guestbook's world. The status
@@ -122,20 +120,6 @@ func (r *GuestbookReconciler) patchStatus(ctx context.Context, orig, gb *webappv
 	if equality.Semantic.DeepEqual(orig.Status, gb.Status) {
 		return nil
 	}
-	// The patch is a diff from the cached Guestbook: it applies only to the
-	// version it was computed from. A stale copy is dropped; the newer
-	// version's event (status changes included) triggers the next reconcile.
-	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
-	err := r.Status().Patch(ctx, gb, patch)
-	switch {
-	case apierrors.IsConflict(err):
-		ctrl.LoggerFrom(ctx).V(1).Info("Cached Guestbook is stale, waiting for the newer one")
-		return nil
-	case apierrors.IsNotFound(err):
-		// A Guestbook deleted meanwhile needs no status.
-		return nil
-	case err != nil:
-		return fmt.Errorf("patching status of guestbook %s: %w", gb.Name, err)
-	}
-	return nil
+	_, err := controllers.PatchStatus(ctx, r.Client, orig, gb)
+	return err
 }
