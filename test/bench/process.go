@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 // proc is a controller process (the operator, or the seed reference in a
@@ -88,33 +89,7 @@ func (p *proc) stop() {
 // metrics scrapes the Prometheus text endpoint: sample line (name with
 // labels, as printed) -> value.
 func (p *proc) metrics() (map[string]float64, error) {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", p.ports.metrics))
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("metrics: %s", resp.Status)
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			continue
-		}
-		out[line[:i]] = v
-	}
-	return out, sc.Err()
+	return testutil.ScrapeMetrics(http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/metrics", p.ports.metrics))
 }
 
 // writes is the number of mutating requests the process has sent

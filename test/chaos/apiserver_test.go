@@ -3,12 +3,10 @@
 package chaos
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -38,6 +36,7 @@ import (
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	"sunstrider.cn/operator/internal/apply"
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 const (
@@ -536,34 +535,17 @@ var metricsClient = &http.Client{Timeout: time.Second}
 // requestsTotal sums rest_client_requests_total (client-go counts a
 // request that got no answer under code "<error>").
 func requestsTotal(url string) (float64, error) {
-	resp, err := metricsClient.Get(url)
+	metrics, err := testutil.ScrapeMetrics(metricsClient, url)
 	if err != nil {
 		return 0, err
 	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return 0, fmt.Errorf("%s: %s", url, resp.Status)
-	}
 	var total float64
 	found := false
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1024*1024), 1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "rest_client_requests_total{") && !strings.HasPrefix(line, "rest_client_requests_total ") {
-			continue
+	for series, v := range metrics {
+		if strings.HasPrefix(series, "rest_client_requests_total{") || series == "rest_client_requests_total" {
+			total += v
+			found = true
 		}
-		fields := strings.Fields(line)
-		v, err := strconv.ParseFloat(fields[len(fields)-1], 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %q: %w", url, line, err)
-		}
-		total += v
-		found = true
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
 	}
 	if !found {
 		return 0, fmt.Errorf("%s: no rest_client_requests_total", url)

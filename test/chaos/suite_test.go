@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +33,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
@@ -89,31 +87,8 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	for name, dst := range map[string]*string{"KUBECTL": &kubectl, "KUSTOMIZE": &kustomize, "MANAGER": &manager} {
-		if *dst = os.Getenv(name); *dst == "" {
-			fmt.Fprintf(os.Stderr, "%s is not set: run the suite with `make test-chaos`\n", name)
-			return 1
-		}
-		if _, err := os.Stat(*dst); err != nil {
-			fmt.Fprintf(os.Stderr, "%s=%s: %v (run the suite with `make test-chaos`)\n", name, *dst, err)
-			return 1
-		}
-	}
-	if os.Getenv("KUBECONFIG") == "" {
-		fmt.Fprintln(os.Stderr, "KUBECONFIG is not set: run the suite with `make test-chaos`")
-		return 1
-	}
-	if workDir, err = os.MkdirTemp("", "sunstrider-chaos-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cfg.QPS = -1
-	if admin, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+	tools := map[string]*string{"KUBECTL": &kubectl, "KUSTOMIZE": &kustomize, "MANAGER": &manager}
+	if workDir, admin, err = testutil.LocalCluster("test-chaos", "sunstrider-chaos-", scheme, tools); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -270,15 +245,7 @@ func (r *replica) spawn() error {
 
 // ready tells whether r's current process answers its readiness probe.
 func (r *replica) ready() error {
-	resp, err := http.Get(fmt.Sprintf("http://localhost:%d/readyz", replicaPorts[r.slot].probe))
-	if err != nil {
-		return err
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("readyz: %s", resp.Status)
-	}
-	return nil
+	return testutil.Readyz(replicaPorts[r.slot].probe)
 }
 
 func (r *replica) alive() bool {

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
@@ -75,27 +73,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	tools := map[string]*string{"KUBECTL": &kubectl, "KUSTOMIZE": &kustomize, "HELM": &helm, "MANAGER": &manager}
-	for name, dst := range tools {
-		if *dst = os.Getenv(name); *dst == "" {
-			fmt.Fprintf(os.Stderr, "%s is not set: run the suite with `make test-e2e`\n", name)
-			return 1
-		}
-	}
-	if os.Getenv("KUBECONFIG") == "" {
-		fmt.Fprintln(os.Stderr, "KUBECONFIG is not set: run the suite with `make test-e2e`")
-		return 1
-	}
-	if workDir, err = os.MkdirTemp("", "sunstrider-e2e-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cfg.QPS = -1
-	if admin, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+	if workDir, admin, err = testutil.LocalCluster("test-e2e", "sunstrider-e2e-", scheme, tools); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -152,15 +130,7 @@ func startOperator(t *testing.T, kubeconfig string) {
 		if operator.ProcessState != nil {
 			return StopTrying("the operator exited")
 		}
-		resp, err := http.Get(fmt.Sprintf("http://localhost:%d/readyz", probePort))
-		if err != nil {
-			return err
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return fmt.Errorf("readyz: %s", resp.Status)
-		}
-		return nil
+		return testutil.Readyz(probePort)
 	}, 90*time.Second, 250*time.Millisecond).Should(Succeed(), "operator log:\n%s", operatorLog())
 }
 
