@@ -81,13 +81,17 @@ verify: manifests generate kustomize ## Fail when committed generated files (CRD
 test: manifests generate fmt vet k8s-test-bins ## Run unit and envtest tests against a real kube-apiserver and etcd built from source.
 	KUBEBUILDER_ASSETS="$(K8S_BIN)" go test $$(go list ./... | grep -v /test/) -coverprofile cover.out $(TEST_ARGS)
 
+# dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
+# $(2); the suites below start a fresh one and remove it even when they fail.
+dev-cluster = K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(1)" DEV_CLUSTER="$(2)" ./hack/dev-cluster.sh
+
 E2E_DIR ?= $(LOCALBIN)/e2e
 E2E_CLUSTER ?= sunstrider-e2e
 
 .PHONY: test-e2e
 test-e2e: k8s-cluster-bins manifests generate kustomize helm build ## End-to-end suite on a fresh local cluster: deploy, RBAC, the seeds' objects (kwokctl, no Docker).
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh up
+	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1 || true
+	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) up
 	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
 	rc=0; go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench" || rc=$$?; \
@@ -95,7 +99,7 @@ test-e2e: k8s-cluster-bins manifests generate kustomize helm build ## End-to-end
 		KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \
 		go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS) || rc=$$?; \
 	fi; \
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(E2E_DIR)" DEV_CLUSTER="$(E2E_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
+	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
 # Every native fuzz target, as <package>:<target> (`go test` takes one -fuzz
 # per package run). Plain `make test` runs their seed corpora.
@@ -117,11 +121,11 @@ CHAOS_CLUSTER ?= sunstrider-chaos
 
 .PHONY: test-chaos
 test-chaos: k8s-cluster-bins manifests kustomize build ## Fault injection on a fresh local cluster: SIGKILL under load, leader failover, API server restart, drift, foreign objects (docs/reliability.md).
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(CHAOS_DIR)" DEV_CLUSTER="$(CHAOS_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(CHAOS_DIR)" DEV_CLUSTER="$(CHAOS_CLUSTER)" ./hack/dev-cluster.sh up
+	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) down >/dev/null 2>&1 || true
+	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) up
 	rc=0; KUBECONFIG="$(CHAOS_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" \
 		go test -tags chaos -timeout 20m -count 1 -v ./test/chaos/ $(TEST_ARGS) || rc=$$?; \
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(CHAOS_DIR)" DEV_CLUSTER="$(CHAOS_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
+	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
 BENCH_N ?= 100,1000
 BENCH_DIR ?= $(LOCALBIN)/bench
@@ -129,12 +133,12 @@ BENCH_CLUSTER ?= sunstrider-bench
 
 .PHONY: bench
 bench: k8s-cluster-bins kustomize build ## Benchmark on a fresh local cluster: the operator vs a plain client and the seed's design (BENCH_N, BENCH_ARGS; docs/performance.md).
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(BENCH_DIR)" DEV_CLUSTER="$(BENCH_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1 || true
+	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1 || true
 	mkdir -p "$(BENCH_DIR)/kwok" && cp test/bench/kwok.yaml "$(BENCH_DIR)/kwok/kwok.yaml"
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(BENCH_DIR)" DEV_CLUSTER="$(BENCH_CLUSTER)" ./hack/dev-cluster.sh up
+	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) up
 	rc=0; go run ./test/bench -n "$(BENCH_N)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/table.md" $(BENCH_ARGS) || rc=$$?; \
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(BENCH_DIR)" DEV_CLUSTER="$(BENCH_CLUSTER)" ./hack/dev-cluster.sh down >/dev/null 2>&1; exit $$rc
+	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
 .PHONY: lint
 lint: golangci-lint verify ## Run golangci-lint (e2e and chaos suites included) and fail on stale generated files
