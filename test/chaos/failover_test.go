@@ -3,6 +3,7 @@
 package chaos
 
 import (
+	"flag"
 	"fmt"
 	"slices"
 	"syscall"
@@ -21,21 +22,21 @@ import (
 
 const (
 	failoverNamespace = "chaos-failover"
-	failoverRounds    = 3
-	// Targets with the default lease settings (15 s lease, 10 s renew
-	// deadline, 2 s retry period).
+	// Targets with the operator's default lease settings (15 s lease, 10 s
+	// renew deadline, 1 s retry period).
+	//
+	// After a SIGKILL the heir polls the Lease every 1 to 2.2 s (retry
+	// period, jitter 1.2), so it notices the last renewal up to 2.2 s late,
+	// counts the 15 s lease from then, and takes the Lease at its first poll
+	// after that, up to 2.2 s later: at most 19.4 s after the last renewal,
+	// about 16.5 s on average, plus a few hundred milliseconds to start its
+	// controllers and reconcile. (With controller-runtime's 2 s retry period
+	// the worst case is 23.8 s: one CI round took 21.1 s.)
 	killFailoverTarget = 20 * time.Second
 	termFailoverTarget = 5 * time.Second
-	// killFailoverBound is what client-go's elector guarantees after a
-	// SIGKILL with those settings, and what the test asserts: the heir
-	// polls the Lease every 2 to 4.4 s (retry period, jitter 1.2), so it
-	// notices the last renewal up to 4.4 s late, counts the 15 s lease from
-	// then, and takes the Lease at its first poll after that, up to 4.4 s
-	// later; plus 2 s to start its controllers and reconcile. The 20 s
-	// target holds on average (15 s - 1 s + 2 × ~2 s) and is reported for
-	// each round; asserting it would fail one run in a few by design.
-	killFailoverBound = 15*time.Second + 2*4400*time.Millisecond + 2*time.Second
 )
+
+var failoverRounds = flag.Int("failover-rounds", 3, "rounds of each leader failover (SIGKILL, SIGTERM)")
 
 // TestLeaderFailover stops the leader, with SIGKILL and with SIGTERM, and
 // measures until the other replica reconciles an object created right
@@ -49,7 +50,7 @@ func TestLeaderFailover(t *testing.T) {
 	holders := watchLease(t)
 	results := map[syscall.Signal][]time.Duration{}
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
-		for round := range failoverRounds {
+		for round := range *failoverRounds {
 			g.Eventually(leader, time.Minute).ShouldNot(BeNil(), "no leader before round %d", round)
 			for _, r := range replicas {
 				if !r.alive() {
@@ -83,19 +84,12 @@ func TestLeaderFailover(t *testing.T) {
 		}
 	}
 	kill, term := slices.Max(results[syscall.SIGKILL]), slices.Max(results[syscall.SIGTERM])
-	met := 0
-	for _, d := range results[syscall.SIGKILL] {
-		if d <= killFailoverTarget {
-			met++
-		}
-	}
-	t.Logf("failover, worst of %d: SIGKILL %s (target %s met in %d of %d rounds; bound %s), "+
-		"SIGTERM %s (target %s); lease holders in turn: %d",
-		failoverRounds, kill.Round(10*time.Millisecond), killFailoverTarget, met, failoverRounds, killFailoverBound,
+	t.Logf("failover, worst of %d: SIGKILL %s (target %s), SIGTERM %s (target %s); lease holders in turn: %d",
+		*failoverRounds, kill.Round(10*time.Millisecond), killFailoverTarget,
 		term.Round(10*time.Millisecond), termFailoverTarget, len(holders()))
-	g.Expect(kill).To(BeNumerically("<=", killFailoverBound), "SIGKILL failover")
+	g.Expect(kill).To(BeNumerically("<=", killFailoverTarget), "SIGKILL failover")
 	g.Expect(term).To(BeNumerically("<=", termFailoverTarget), "SIGTERM failover (lease released on cancel)")
-	g.Expect(len(holders())).To(BeNumerically(">=", 2*failoverRounds), "the Lease changed hands at each round")
+	g.Expect(len(holders())).To(BeNumerically(">=", 2**failoverRounds), "the Lease changed hands at each round")
 	expectOneWriterAtATime(t)
 }
 
