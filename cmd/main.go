@@ -54,6 +54,7 @@ import (
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
 	"sunstrider.cn/operator/internal/certs"
+	controllers "sunstrider.cn/operator/internal/controller"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 	examplecontroller "sunstrider.cn/operator/internal/controller/example"
 	poccontroller "sunstrider.cn/operator/internal/controller/poc"
@@ -304,13 +305,14 @@ func run(o *options) error {
 
 // cacheOptions keeps the informer caches small: no managedFields anywhere
 // (the operator compares live objects with its desired ones, not field
-// ownership), and Pods stripped to what MyCustomResource reads.
+// ownership), and Pods (watched as metadata only) stripped to their name,
+// labels, owners and deletion.
 func cacheOptions() cache.Options {
 	managed := labels.SelectorFromSet(labels.Set{apply.ManagedByLabel: apply.ManagedByValue})
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}: {Transform: poccontroller.PodCacheTransform},
+			&corev1.Pod{}: {Transform: controllers.PodMetadataTransform},
 			// Only the children the operator made (and labelled) are cached:
 			// the controllers confirm a cache miss with an uncached GET before
 			// creating, so a foreign same-named object is still seen and left
@@ -366,7 +368,7 @@ func setupWebhooks(mgr ctrl.Manager, o *options) error {
 
 func setupControllers(mgr ctrl.Manager, o *options) error {
 	recorder := mgr.GetEventRecorder("sunstrider-operator")
-	controllers := map[string]interface{ SetupWithManager(ctrl.Manager) error }{
+	reconcilers := map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"apps-application": &appscontroller.ApplicationReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: recorder,
 		},
@@ -381,7 +383,7 @@ func setupControllers(mgr ctrl.Manager, o *options) error {
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: recorder,
 		},
 	}
-	for name, c := range controllers {
+	for name, c := range reconcilers {
 		if err := c.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up controller %s: %w", name, err)
 		}

@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
@@ -48,16 +47,19 @@ const (
 // is ready.
 type MyCustomResourceReconciler struct {
 	client.Client
-	Scheme   *runtime.Scheme
-	Recorder events.EventRecorder
+	// APIReader reads the friend Pod from the API server: the cache holds
+	// Pods as metadata only, without their readiness.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
 }
 
 // +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources,verbs=list;watch
 // +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources/status,verbs=patch
-// +kubebuilder:rbac:groups="",resources=pods,verbs=list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile observes the friend Pod in the cache and writes the status once,
+// Reconcile observes the friend Pod and writes the status once,
 // only when it changed. Events mark the transitions of status.Healthy.
 func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
@@ -87,12 +89,14 @@ func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	return ctrl.Result{}, nil
 }
 
-// observeFriend reads the friend Pod from the cache, only in the namespace of
-// obj.
+// observeFriend reads the friend Pod from the API server, only in the
+// namespace of obj. The Pod watch (metadata only) says when to look; one
+// GET per reconcile of a MyCustomResource reads the readiness the cache
+// does not hold.
 func (r *MyCustomResourceReconciler) observeFriend(ctx context.Context, obj *pocv1.MyCustomResource) (friendObservation, error) {
 	var pod corev1.Pod
 	key := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Spec.Name}
-	if err := r.Get(ctx, key, &pod); err != nil {
+	if err := r.APIReader.Get(ctx, key, &pod); err != nil {
 		if apierrors.IsNotFound(err) {
 			return friendObservation{}, nil
 		}
@@ -114,18 +118,20 @@ func (r *MyCustomResourceReconciler) recordTransition(obj *pocv1.MyCustomResourc
 }
 
 // SetupWithManager sets up the controller with the Manager: it indexes
-// MyCustomResources by spec.name and maps each Pod event to the
-// MyCustomResources of the Pod's namespace naming that Pod.
+// MyCustomResources by spec.name and maps each Pod event (Pods are watched
+// as metadata only) to the MyCustomResources of the Pod's namespace naming
+// that Pod.
 func (r *MyCustomResourceReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
+	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(),
 		&pocv1.MyCustomResource{}, friendNameField, friendNameIndexValue); err != nil {
 		return fmt.Errorf("indexing MyCustomResources by %s: %w", friendNameField, err)
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&pocv1.MyCustomResource{}).
-		Watches(&corev1.Pod{},
-			handler.EnqueueRequestsFromMapFunc(r.requestsForPod),
-			builder.WithPredicates(friendPodChanged)).
+		WatchesMetadata(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.requestsForPod)).
 		WithOptions(controllers.Options()).
 		Named("poc-mycustomresource").
 		Complete(r)

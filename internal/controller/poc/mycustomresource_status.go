@@ -28,7 +28,7 @@ import (
 
 // friendObservation is what one reconcile saw of the friend Pod.
 type friendObservation struct {
-	// pod is the friend Pod as cached (stripped by PodCacheTransform), nil
+	// pod is the friend Pod as read from the API server, nil
 	// when no Pod named spec.name exists in the namespace.
 	pod *corev1.Pod
 }

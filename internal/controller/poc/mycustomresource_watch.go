@@ -19,13 +19,10 @@ package poc
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
@@ -60,32 +57,4 @@ func (r *MyCustomResourceReconciler) requestsForPod(ctx context.Context, pod cli
 		})
 	}
 	return requests
-}
-
-// friendPodChanged passes every Pod creation and deletion, and the updates
-// that change what the status reads: the Pod's identity, its deletion, or
-// its Ready condition.
-var friendPodChanged = predicate.Funcs{
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		oldPod, okOld := e.ObjectOld.(*corev1.Pod)
-		newPod, okNew := e.ObjectNew.(*corev1.Pod)
-		if !okOld || !okNew {
-			return true
-		}
-		return podUpdateMatters(oldPod, newPod)
-	},
-}
-
-// podUpdateMatters reports whether an update of a Pod can change the status
-// of a MyCustomResource naming it.
-func podUpdateMatters(oldPod, newPod *corev1.Pod) bool {
-	if oldPod.UID != newPod.UID ||
-		(oldPod.DeletionTimestamp == nil) != (newPod.DeletionTimestamp == nil) {
-		return true
-	}
-	o, n := podReadyCondition(oldPod), podReadyCondition(newPod)
-	if o == nil || n == nil {
-		return (o == nil) != (n == nil)
-	}
-	return o.Status != n.Status || o.Reason != n.Reason || o.Message != n.Message
 }

@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
@@ -78,6 +79,6 @@ func setupMyCustomResourceController(mgr ctrl.Manager) error {
 // withPodTransform is the cache option main sets for Pods.
 func withPodTransform(o *ctrl.Options) {
 	o.Cache = cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}: {Transform: PodCacheTransform},
+		&corev1.Pod{}: {Transform: controllers.PodMetadataTransform},
 	}}
 }

@@ -130,8 +130,10 @@ func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv
 		return obs, err
 	}
 
+	// The cache holds Pods as metadata only; their readiness is read from
+	// the API server, which also keeps the election off stale copies.
 	pods := &corev1.PodList{}
-	if err := r.List(ctx, pods, client.InNamespace(obs.namespace), client.MatchingLabels{LabelGuestbook: gb.Name}); err != nil {
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(obs.namespace), client.MatchingLabels{LabelGuestbook: gb.Name}); err != nil {
 		return obs, fmt.Errorf("listing pods of guestbook %s: %w", gb.Name, err)
 	}
 	elected, err := r.reconcileRoles(ctx, gb, pods.Items)
@@ -176,8 +178,9 @@ func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.ConfigMap{}).
 		// A ConfigMap the Guestbook uses but does not own.
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForConfigMap)).
-		// Pods are made by the StatefulSet controller: map them back by label.
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(guestbookForPod)).
+		// Pods are made by the StatefulSet controller: map them back by
+		// label. Metadata is all the cache keeps of them.
+		WatchesMetadata(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(guestbookForPod)).
 		// A namespace created (or deleted) after its Guestbooks.
 		WatchesMetadata(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForNamespace)).
 		WithOptions(controllers.Options()).

@@ -151,28 +151,22 @@ type roles struct {
 }
 
 // reconcileRoles elects the active instance of gb and labels the Pods
-// accordingly. pods come from the cache; when they show a label to change,
-// the Pods are read again from the API server so that the relabelling never
-// acts on a stale view (which could leave two instances active). Every
-// other instance is demoted before the new active one is promoted.
+// accordingly. pods are read from the API server, not the cache, so that
+// the relabelling never acts on a stale view (which could leave two
+// instances active); a Pod changed since is refused by the optimistic lock
+// of setRole. Every other instance is demoted before the new active one is
+// promoted.
 func (r *GuestbookReconciler) reconcileRoles(ctx context.Context, gb *webappv1.Guestbook, pods []corev1.Pod) (roles, error) {
 	ins := instancesOf(gb, pods)
-	active, standby := electActive(ins, labelledActive(ins))
+	previous := labelledActive(ins)
+	active, standby := electActive(ins, previous)
 	if rolesInSync(ins, active) {
 		return roles{instances: ins, active: active, standby: standby}, nil
 	}
-
-	fresh := &corev1.PodList{}
-	if err := r.APIReader.List(ctx, fresh, client.InNamespace(namespaceOf(gb)), client.MatchingLabels{LabelGuestbook: gb.Name}); err != nil {
-		return roles{}, fmt.Errorf("listing pods of guestbook %s: %w", gb.Name, err)
+	byName := make(map[string]*corev1.Pod, len(pods))
+	for i := range pods {
+		byName[pods[i].Name] = &pods[i]
 	}
-	byName := make(map[string]*corev1.Pod, len(fresh.Items))
-	for i := range fresh.Items {
-		byName[fresh.Items[i].Name] = &fresh.Items[i]
-	}
-	ins = instancesOf(gb, fresh.Items)
-	previous := labelledActive(ins)
-	active, standby = electActive(ins, previous)
 
 	// Demote first, then promote: two instances are never active at once.
 	for _, in := range ins {
