@@ -87,6 +87,8 @@ type config struct {
 	out         string
 	ports       ports
 	seedMode    bool
+	cpuProfile  time.Duration
+	floorLast   bool
 }
 
 func logf(format string, args ...any) {
@@ -145,6 +147,11 @@ func parseFlags() *config {
 		"pprof port of the measured process (a forced GC before reading the heap).")
 	flag.IntVar(&c.ports.webhook, "webhook-port", 29443,
 		"Webhook port of the operator; the webhook configurations point at it.")
+	flag.DurationVar(&c.cpuProfile, "cpu-profile", 0,
+		"Record a CPU profile of the controller this long from its first create (<variant>-<N>-cpu.pprof in -work-dir; "+
+			"0: none, profiling costs a little CPU).")
+	flag.BoolVar(&c.floorLast, "floor-last", false,
+		"Run the floor after the operator instead of before (to see whether running second costs a variant time).")
 	flag.BoolVar(&c.seedMode, "seed-controller", false, "Internal: run the seed design's controller in this process.")
 	flag.Parse()
 	// controller-runtime registers --kubeconfig: an admin kubeconfig of the cluster.
@@ -190,6 +197,8 @@ type bench struct {
 	cfg    *config
 	c      client.WithWatch
 	failed []string
+	// weights is the table of cached object sizes of the last operator run.
+	weights string
 }
 
 func run(ctx context.Context, cfg *config) (int, error) {
@@ -222,27 +231,29 @@ func run(ctx context.Context, cfg *config) (int, error) {
 
 	var results []result
 	for _, n := range cfg.ns {
+		runs := []func(context.Context, int) (result, error){b.runOperator}
 		if cfg.references {
-			r, err := b.runFloor(ctx, n)
-			if err != nil {
-				return 0, err
+			if cfg.floorLast {
+				runs = append(runs, b.runFloor)
+			} else {
+				runs = append([]func(context.Context, int) (result, error){b.runFloor}, runs...)
 			}
-			results = append(results, r)
+			if cfg.seed {
+				runs = append(runs, b.runSeed)
+			}
 		}
-		r, err := b.runOperator(ctx, n)
-		if err != nil {
-			return 0, err
-		}
-		results = append(results, r)
-		if cfg.references && cfg.seed {
-			r, err := b.runSeed(ctx, n)
+		for _, run := range runs {
+			r, err := run(ctx, n)
 			if err != nil {
 				return 0, err
 			}
 			results = append(results, r)
 		}
 	}
-	table := renderTable(results)
+	table := renderTable(results) + "\n\n" + renderProcesses(results)
+	if b.weights != "" {
+		table += "\n\n" + b.weights
+	}
 	fmt.Println(table)
 	if cfg.out != "" {
 		if err := os.WriteFile(cfg.out, []byte(table+"\n"), 0o644); err != nil {
@@ -274,10 +285,16 @@ type result struct {
 	cpu                  float64
 	statusWritesMedian   float64
 	otherWritesPerAppAvg float64
+	// machineBusy is the CPU time the whole machine spent busy from the
+	// first create to convergence; machineShare its share of all CPUs.
+	machineBusy, machineShare float64
+	// processes is the CPU seconds of each busy process over the same span.
+	processes map[string]float64
 }
 
 func na() result {
-	return result{idleWrites: -1, restartWrites: -1, peakRSS: -1, heapPerApp: -1, cpu: -1, eventsPerApp: -1}
+	return result{idleWrites: -1, restartWrites: -1, peakRSS: -1, heapPerApp: -1, cpu: -1, eventsPerApp: -1,
+		machineBusy: -1}
 }
 
 // installOperatorConfig applies the CRDs and the webhook configurations
@@ -422,6 +439,11 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	if err := watchReady(wctx, b.c, ns, &appsv1.DeploymentList{}, deploymentAvailable, t); err != nil {
 		return result{}, err
 	}
+	m0, err := readMachineCPU()
+	if err != nil {
+		return result{}, err
+	}
+	p0 := processCPU()
 	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
 		for _, obj := range floorObjects(ns, itemName(i)) {
 			if err := b.c.Create(ctx, obj); err != nil {
@@ -435,9 +457,15 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	if err := waitConverged(ctx, t, b.cfg.timeout, "floor"); err != nil {
 		return result{}, err
 	}
+	m1, err := readMachineCPU()
+	if err != nil {
+		return result{}, err
+	}
 	stop()
 	r := na()
 	r.variant, r.n = "floor (plain client)", n
+	r.machineBusy, r.machineShare = m1.since(m0)
+	r.processes = cpuByProcess(p0, processCPU())
 	r.converge = t.span()
 	lat := t.latencies()
 	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
@@ -562,7 +590,20 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 		return r, err
 	}
 	logf("%s N=%d: creating %d Applications", variant, n, n)
+	m0, err := readMachineCPU()
+	if err != nil {
+		return r, err
+	}
+	p0 := processCPU()
 	createStart := time.Now()
+	if b.cfg.cpuProfile > 0 {
+		path := filepath.Join(b.cfg.workDir, fmt.Sprintf("%s-%d-cpu.pprof", strings.ReplaceAll(variant, " ", "-"), n))
+		go func() {
+			if err := p.saveProfile(fmt.Sprintf("profile?seconds=%d", int(b.cfg.cpuProfile.Seconds())), path); err != nil {
+				logf("saving the CPU profile: %v", err)
+			}
+		}()
+	}
 	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
 		return b.c.Create(ctx, newApplication(ns, itemName(i)))
 	}); err != nil {
@@ -572,6 +613,12 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 	if err := waitConverged(ctx, t, b.cfg.timeout, variant); err != nil {
 		return r, fmt.Errorf("%w (log: %s)", err, p.logPath)
 	}
+	m1, err := readMachineCPU()
+	if err != nil {
+		return r, err
+	}
+	r.machineBusy, r.machineShare = m1.since(m0)
+	r.processes = cpuByProcess(p0, processCPU())
 	r.converge = t.span()
 	lat := t.latencies()
 	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
@@ -610,6 +657,14 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 	}
 	logf("%s N=%d: %d idle writes, heap %.0f KiB above the empty baseline (%.0f KiB), peak RSS %.1f MiB",
 		variant, n, r.idleWrites, (heap-base)/1024, base/1024, r.peakRSS/(1<<20))
+	if requireCondition { // the operator, whose cache this weighs
+		w, err := weighObjects(ctx, b.c, ns, itemName(0))
+		if err != nil {
+			return r, err
+		}
+		b.weights = fmt.Sprintf("Objects cached per Application (N=%d, read back from the cluster):\n\n%s", n, renderWeights(w))
+		logf("%s N=%d:\n%s", variant, n, b.weights)
+	}
 	return r, nil
 }
 
@@ -660,8 +715,8 @@ func renderTable(results []result) string {
 	var sb strings.Builder
 	sb.WriteString("| N | variant | converged in | create→Ready p50 | p99 | writes/app median (mean) " +
 		"| of which status (median) / Events (mean) | idle writes | writes after restart " +
-		"| peak RSS | heap/app | CPU s | ratio |\n")
-	sb.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		"| peak RSS | heap/app | CPU s | machine CPU s (busy) | ratio |\n")
+	sb.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	byN := map[int]map[string]result{}
 	for _, r := range results {
 		if byN[r.n] == nil {
@@ -687,10 +742,14 @@ func renderTable(results []result) string {
 		if r.eventsPerApp >= 0 {
 			split = fmt.Sprintf("%.0f / %.2f", r.statusWritesMedian, r.eventsPerApp)
 		}
-		fmt.Fprintf(&sb, "| %d | %s | %.1f s | %s | %s | %.1f (%.2f) | %s | %s | %s | %s | %s | %s | %s |\n",
+		machine := "-"
+		if r.machineBusy >= 0 {
+			machine = fmt.Sprintf("%.1f (%.0f %%)", r.machineBusy, 100*r.machineShare)
+		}
+		fmt.Fprintf(&sb, "| %d | %s | %.1f s | %s | %s | %.1f (%.2f) | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			r.n, r.variant, r.converge.Seconds(), dur(r.p50), dur(r.p99), r.writesMedian, r.writesMean, split,
 			intOrNA(r.idleWrites), intOrNA(r.restartWrites), bytesOrNA(r.peakRSS, "MiB"), bytesOrNA(r.heapPerApp, "KiB"),
-			floatOrNA(r.cpu), ratio)
+			floatOrNA(r.cpu), machine, ratio)
 	}
 	fmt.Fprintf(&sb, "\n%d CPUs, %s; kwok cluster, QPS limits off; %d parallel creates.",
 		runtime.NumCPU(), runtime.Version(), createWorkers)
@@ -744,4 +803,41 @@ func printMatchingLines(path, substr string) {
 			logf("  %s", strings.TrimSpace(line))
 		}
 	}
+}
+
+// cpuColumns are the processes renderProcesses shows on their own (the
+// kernel truncates command names to 15 bytes); the rest is summed as other.
+var cpuColumns = []string{"kube-apiserver", "etcd", "kube-controller", "kube-scheduler", "kwok-controller", "manager", "bench"}
+
+// renderProcesses tabulates, per run, the CPU seconds of the processes that
+// were busy from the first create to convergence: where the machine's time
+// went. The operator is "manager"; "bench" is this benchmark (the floor's
+// client, the watches) and the seed design, which runs in a child process
+// of it.
+func renderProcesses(results []result) string {
+	var sb strings.Builder
+	sb.WriteString("CPU seconds by process, first create to convergence:\n\n| N | variant | " +
+		strings.Join(cpuColumns, " | ") + " | other | all |\n|---:|---|" + strings.Repeat("---:|", len(cpuColumns)+2) + "\n")
+	for _, r := range results {
+		if r.processes == nil {
+			continue
+		}
+		fmt.Fprintf(&sb, "| %d | %s |", r.n, r.variant)
+		var all, other float64
+		for _, v := range r.processes {
+			all += v
+		}
+		other = all
+		for _, c := range cpuColumns {
+			v, ok := r.processes[c]
+			if !ok {
+				sb.WriteString(" - |")
+				continue
+			}
+			fmt.Fprintf(&sb, " %.1f |", v)
+			other -= v
+		}
+		fmt.Fprintf(&sb, " %.1f | %.1f |\n", other, all)
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
 }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// machineCPU is a reading of /proc/stat: the CPU time the whole machine has
+// spent busy (every process: the control plane, kwok, the controller, the
+// benchmark itself) and the time all its CPUs had, in seconds.
+type machineCPU struct{ busy, total float64 }
+
+func readMachineCPU() (machineCPU, error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return machineCPU{}, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return machineCPU{}, errors.New("/proc/stat: no aggregate cpu line")
+	}
+	// user nice system idle iowait irq softirq steal ...; guest time is
+	// already counted in user.
+	var m machineCPU
+	for i, s := range f[1:min(len(f), 9)] {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return machineCPU{}, err
+		}
+		v /= 100 // USER_HZ is 100 on Linux
+		m.total += v
+		if i != 3 && i != 4 { // idle, iowait
+			m.busy += v
+		}
+	}
+	return m, nil
+}
+
+// since returns the busy CPU seconds between m0 and m, and their share of
+// the time all CPUs had.
+func (m machineCPU) since(m0 machineCPU) (busy, share float64) {
+	busy = m.busy - m0.busy
+	if total := m.total - m0.total; total > 0 {
+		share = busy / total
+	}
+	return busy, share
+}
+
+// processCPU returns the user+system CPU seconds every live process has used
+// so far, summed by command name (/proc/<pid>/stat).
+func processCPU() map[string]float64 {
+	out := map[string]float64{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // exited meanwhile
+		}
+		s := string(data)
+		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || closing < open || closing+2 > len(s) {
+			continue
+		}
+		f := strings.Fields(s[closing+2:])
+		if len(f) < 13 {
+			continue
+		}
+		utime, _ := strconv.ParseFloat(f[11], 64)
+		stime, _ := strconv.ParseFloat(f[12], 64)
+		out[s[open+1:closing]] += (utime + stime) / 100
+	}
+	return out
+}
+
+// cpuByProcess is the CPU seconds each command used between two
+// processCPU readings, for the commands that used at least 0.5 s.
+func cpuByProcess(before, after map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for name, v := range after {
+		if d := v - before[name]; d >= 0.5 {
+			out[name] = d
+		}
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
+)
+
+// weightCopies is how many decoded copies of each object weighObjects keeps
+// alive to measure one: enough for the heap delta to dwarf the noise.
+const weightCopies = 2000
+
+// objectWeight is what one object of a kind costs in the operator's cache.
+type objectWeight struct {
+	kind      string
+	jsonBytes int
+	heapBytes float64
+}
+
+// weighObjects reads one converged Application of ns and its children as
+// the API server serves them, strips them as the operator's cache does
+// (managedFields everywhere, the Pod kept as metadata only through
+// controllers.PodMetadataTransform), and measures the live heap each one
+// takes once decoded into its Go type: the part of the operator's heap per
+// Application that is the cached objects themselves, before informer
+// indexes and queues.
+func weighObjects(ctx context.Context, c client.Client, ns, name string) ([]objectWeight, error) {
+	app := &sunappsv1.Application{}
+	dep := &appsv1.Deployment{}
+	svc := &corev1.Service{}
+	for _, obj := range []client.Object{app, dep, svc} {
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
+			return nil, fmt.Errorf("reading %T %s/%s: %w", obj, ns, name, err)
+		}
+		obj.SetManagedFields(nil)
+	}
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels(benchLabels(name))); err != nil {
+		return nil, err
+	}
+	if len(pods.Items) == 0 {
+		return nil, fmt.Errorf("no Pod of %s/%s", ns, name)
+	}
+	pod, err := controllers.PodMetadataTransform(&metav1.PartialObjectMetadata{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: pods.Items[0].ObjectMeta,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return []objectWeight{
+		weigh[sunappsv1.Application]("Application", app),
+		weigh[appsv1.Deployment]("Deployment", dep),
+		weigh[corev1.Service]("Service", svc),
+		weigh[metav1.PartialObjectMetadata]("Pod (metadata)", pod),
+	}, nil
+}
+
+// weigh decodes weightCopies copies of obj's JSON into new T values and
+// returns the live heap they add, per copy.
+func weigh[T any](kind string, obj any) objectWeight {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		panic(err)
+	}
+	keep := make([]*T, weightCopies)
+	before := liveHeap()
+	for i := range keep {
+		keep[i] = new(T)
+		if err := json.Unmarshal(data, keep[i]); err != nil {
+			panic(err)
+		}
+	}
+	after := liveHeap()
+	runtime.KeepAlive(keep)
+	return objectWeight{kind: kind, jsonBytes: len(data), heapBytes: float64(after-before) / weightCopies}
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+func renderWeights(w []objectWeight) string {
+	var sb strings.Builder
+	sb.WriteString("| cached object | JSON | decoded Go heap |\n|---|---:|---:|\n")
+	var total float64
+	for _, o := range w {
+		fmt.Fprintf(&sb, "| %s | %d B | %.2f KiB |\n", o.kind, o.jsonBytes, o.heapBytes/1024)
+		total += o.heapBytes
+	}
+	fmt.Fprintf(&sb, "| sum | | %.2f KiB |", total/1024)
+	return sb.String()
+}
