@@ -79,7 +79,7 @@ verify: manifests generate kustomize ## Fail when committed generated files (CRD
 
 .PHONY: test
 test: manifests generate fmt vet k8s-test-bins ## Run unit and envtest tests against a real kube-apiserver and etcd built from source.
-	KUBEBUILDER_ASSETS="$(K8S_BIN)" go test $$(go list ./... | grep -v /test/) -coverprofile cover.out $(TEST_ARGS)
+	KUBEBUILDER_ASSETS="$(K8S_BIN)" go test $$(go list ./...) -coverprofile cover.out $(TEST_ARGS)
 
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.

@@ -65,20 +65,31 @@ func processCPU() map[string]float64 {
 		if err != nil {
 			continue // exited meanwhile
 		}
-		s := string(data)
-		open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || closing < open || closing+2 > len(s) {
-			continue
+		if name, cpu, ok := parseProcStat(string(data)); ok {
+			out[name] += cpu
 		}
-		f := strings.Fields(s[closing+2:])
-		if len(f) < 13 {
-			continue
-		}
-		utime, _ := strconv.ParseFloat(f[11], 64)
-		stime, _ := strconv.ParseFloat(f[12], 64)
-		out[s[open+1:closing]] += (utime + stime) / 100
 	}
 	return out
+}
+
+// parseProcStat returns the command name and the user+system CPU seconds
+// of a /proc/<pid>/stat line.
+func parseProcStat(s string) (name string, cpu float64, ok bool) {
+	// The command name, in parentheses, may hold spaces and parentheses.
+	open, closing := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || closing < open || closing+2 > len(s) {
+		return "", 0, false
+	}
+	f := strings.Fields(s[closing+2:])
+	if len(f) < 13 {
+		return "", 0, false
+	}
+	utime, err1 := strconv.ParseFloat(f[11], 64)
+	stime, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		return "", 0, false
+	}
+	return s[open+1 : closing], (utime + stime) / 100, true // USER_HZ is 100 on Linux
 }
 
 // cpuByProcess is the CPU seconds each command used between two

@@ -177,12 +177,11 @@ func (p *proc) cpuSeconds() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	s := string(data)
-	// Fields after the command name (which may hold spaces) in parentheses.
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100, nil // USER_HZ is 100 on Linux
+	_, cpu, ok := parseProcStat(string(data))
+	if !ok {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", p.pid())
+	}
+	return cpu, nil
 }
 
 func tail(path string, n int) string {

@@ -1,0 +1,47 @@
+package main
+
+import "testing"
+
+func TestParseProcStat(t *testing.T) {
+	tests := []struct {
+		name, line string
+		wantName   string
+		wantCPU    float64
+		wantOK     bool
+	}{
+		{name: "plain", line: "12 (etcd) S 1 12 12 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 12 0 100 0 0",
+			wantName: "etcd", wantCPU: 3, wantOK: true},
+		{name: "name with spaces and parentheses", line: "7 (a (b) c) R 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 1 0 0",
+			wantName: "a (b) c", wantCPU: 0.03, wantOK: true},
+		{name: "truncated", line: "7 (x) R 1 7", wantOK: false},
+		{name: "no name", line: "garbage", wantOK: false},
+		{name: "not a number", line: "1 (x) S 1 1 1 0 -1 0 0 0 0 0 u s 0 0 20 0 1 0 1 0 0", wantOK: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name, cpu, ok := parseProcStat(tt.line)
+			if ok != tt.wantOK || (ok && (name != tt.wantName || cpu != tt.wantCPU)) {
+				t.Errorf("parseProcStat(%q) = %q, %v, %v; want %q, %v, %v",
+					tt.line, name, cpu, ok, tt.wantName, tt.wantCPU, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestMachineCPUSince(t *testing.T) {
+	busy, share := machineCPU{busy: 30, total: 50}.since(machineCPU{busy: 10, total: 10})
+	if busy != 20 || share != 0.5 {
+		t.Errorf("since = %v, %v; want 20, 0.5", busy, share)
+	}
+	if _, share := (machineCPU{}).since(machineCPU{}); share != 0 {
+		t.Errorf("share over no time = %v; want 0", share)
+	}
+}
+
+func TestCPUByProcess(t *testing.T) {
+	got := cpuByProcess(map[string]float64{"a": 1, "b": 5}, map[string]float64{"a": 3, "b": 5.2, "new": 0.7})
+	want := map[string]float64{"a": 2, "new": 0.7}
+	if len(got) != len(want) || got["a"] != want["a"] || got["new"] != want["new"] {
+		t.Errorf("cpuByProcess = %v; want %v", got, want)
+	}
+}
