@@ -662,7 +662,8 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 		if err != nil {
 			return r, err
 		}
-		b.weights = fmt.Sprintf("Objects cached per Application (N=%d, read back from the cluster):\n\n%s", n, renderWeights(w))
+		b.weights = fmt.Sprintf("Objects cached per Application (N=%d, read back from the cluster):\n\n%s",
+			n, renderWeights(w))
 		logf("%s N=%d:\n%s", variant, n, b.weights)
 	}
 	return r, nil
@@ -807,7 +808,9 @@ func printMatchingLines(path, substr string) {
 
 // cpuColumns are the processes renderProcesses shows on their own (the
 // kernel truncates command names to 15 bytes); the rest is summed as other.
-var cpuColumns = []string{"kube-apiserver", "etcd", "kube-controller", "kube-scheduler", "kwok-controller", "manager", "bench"}
+var cpuColumns = []string{
+	"kube-apiserver", "etcd", "kube-controller", "kube-scheduler", "kwok-controller", "manager", "bench",
+}
 
 // renderProcesses tabulates, per run, the CPU seconds of the processes that
 // were busy from the first create to convergence: where the machine's time
