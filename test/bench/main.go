@@ -664,7 +664,11 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 		}
 		b.weights = fmt.Sprintf("Objects cached per Application (N=%d, read back from the cluster):\n\n%s",
 			n, renderWeights(w))
-		logf("%s N=%d:\n%s", variant, n, b.weights)
+		var sum float64
+		for _, o := range w {
+			sum += o.heapBytes
+		}
+		logf("%s N=%d: the objects cached per Application decode to %.2f KiB (table at the end)", variant, n, sum/1024)
 	}
 	return r, nil
 }
