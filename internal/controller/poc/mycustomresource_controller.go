@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -89,13 +90,25 @@ func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	return ctrl.Result{}, nil
 }
 
-// observeFriend reads the friend Pod from the API server, only in the
-// namespace of obj. The Pod watch (metadata only) says when to look; one
-// GET per reconcile of a MyCustomResource reads the readiness the cache
-// does not hold.
+// observeFriend looks for the friend Pod, only in the namespace of obj: in
+// the cache, which holds Pods as metadata only, for whether it exists and
+// is being deleted; then, for a live Pod only, from the API server for its
+// readiness. A friend that does not exist costs no request; one that appears
+// later triggers a new reconcile through the Pod watch.
 func (r *MyCustomResourceReconciler) observeFriend(ctx context.Context, obj *pocv1.MyCustomResource) (friendObservation, error) {
-	var pod corev1.Pod
 	key := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Spec.Name}
+	cached := &metav1.PartialObjectMetadata{}
+	cached.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
+	if err := r.Get(ctx, key, cached); err != nil {
+		if apierrors.IsNotFound(err) {
+			return friendObservation{}, nil
+		}
+		return friendObservation{}, fmt.Errorf("getting friend Pod %s from the cache: %w", key, err)
+	}
+	if cached.DeletionTimestamp != nil {
+		return friendObservation{pod: &corev1.Pod{ObjectMeta: cached.ObjectMeta}}, nil
+	}
+	var pod corev1.Pod
 	if err := r.APIReader.Get(ctx, key, &pod); err != nil {
 		if apierrors.IsNotFound(err) {
 			return friendObservation{}, nil

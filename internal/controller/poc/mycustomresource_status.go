@@ -28,8 +28,9 @@ import (
 
 // friendObservation is what one reconcile saw of the friend Pod.
 type friendObservation struct {
-	// pod is the friend Pod as read from the API server, nil
-	// when no Pod named spec.name exists in the namespace.
+	// pod is the friend Pod as read from the API server (only its
+	// metadata when it is being deleted), nil when no Pod named spec.name
+	// exists in the namespace.
 	pod *corev1.Pod
 }
 
