@@ -103,3 +103,27 @@ func cpuByProcess(before, after map[string]float64) map[string]float64 {
 	}
 	return out
 }
+
+// cpuSpan is the start of a CPU measurement: the machine's and every
+// process's CPU time at that moment.
+type cpuSpan struct {
+	machine   machineCPU
+	processes map[string]float64
+}
+
+func startCPUSpan() (cpuSpan, error) {
+	m, err := readMachineCPU()
+	return cpuSpan{machine: m, processes: processCPU()}, err
+}
+
+// end records in r the machine's busy CPU seconds and share, and the CPU
+// seconds of each busy process, since s.
+func (s cpuSpan) end(r *result) error {
+	m, err := readMachineCPU()
+	if err != nil {
+		return err
+	}
+	r.machineBusy, r.machineShare = m.since(s.machine)
+	r.processes = cpuByProcess(s.processes, processCPU())
+	return nil
+}

@@ -439,11 +439,10 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	if err := watchReady(wctx, b.c, ns, &appsv1.DeploymentList{}, deploymentAvailable, t); err != nil {
 		return result{}, err
 	}
-	m0, err := readMachineCPU()
+	span, err := startCPUSpan()
 	if err != nil {
 		return result{}, err
 	}
-	p0 := processCPU()
 	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
 		for _, obj := range floorObjects(ns, itemName(i)) {
 			if err := b.c.Create(ctx, obj); err != nil {
@@ -457,15 +456,12 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	if err := waitConverged(ctx, t, b.cfg.timeout, "floor"); err != nil {
 		return result{}, err
 	}
-	m1, err := readMachineCPU()
-	if err != nil {
+	r := na()
+	if err := span.end(&r); err != nil {
 		return result{}, err
 	}
 	stop()
-	r := na()
 	r.variant, r.n = "floor (plain client)", n
-	r.machineBusy, r.machineShare = m1.since(m0)
-	r.processes = cpuByProcess(p0, processCPU())
 	r.converge = t.span()
 	lat := t.latencies()
 	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
@@ -590,11 +586,10 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 		return r, err
 	}
 	logf("%s N=%d: creating %d Applications", variant, n, n)
-	m0, err := readMachineCPU()
+	span, err := startCPUSpan()
 	if err != nil {
 		return r, err
 	}
-	p0 := processCPU()
 	createStart := time.Now()
 	if b.cfg.cpuProfile > 0 {
 		path := filepath.Join(b.cfg.workDir, fmt.Sprintf("%s-%d-cpu.pprof", strings.ReplaceAll(variant, " ", "-"), n))
@@ -613,12 +608,9 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 	if err := waitConverged(ctx, t, b.cfg.timeout, variant); err != nil {
 		return r, fmt.Errorf("%w (log: %s)", err, p.logPath)
 	}
-	m1, err := readMachineCPU()
-	if err != nil {
+	if err := span.end(&r); err != nil {
 		return r, err
 	}
-	r.machineBusy, r.machineShare = m1.since(m0)
-	r.processes = cpuByProcess(p0, processCPU())
 	r.converge = t.span()
 	lat := t.latencies()
 	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
