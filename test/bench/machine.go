@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // machineCPU is a reading of /proc/stat: the CPU time the whole machine has
@@ -126,4 +128,50 @@ func (s cpuSpan) end(r *result) error {
 	r.machineBusy, r.machineShare = m.since(s.machine)
 	r.processes = cpuByProcess(s.processes, processCPU())
 	return nil
+}
+
+const (
+	// quietShare is the machine's busy share under which it counts as
+	// quiet: the idle control plane, kwok and the operator use a few %.
+	quietShare = 0.15
+	// quietTimeout bounds the wait for a quiet machine.
+	quietTimeout = 3 * time.Minute
+)
+
+// waitQuiet waits until the machine has been quiet (under quietShare busy)
+// for two consecutive seconds, so that a variant neither pays for the
+// previous one's clean-up (the namespace controller and the garbage
+// collector deleting a thousand of everything) nor for a controller's
+// start-up. It gives up after quietTimeout and lets the caller measure
+// anyway; it returns how long it waited and the last second's busy share.
+func waitQuiet(ctx context.Context) (time.Duration, float64, error) {
+	start := time.Now()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	prev, err := readMachineCPU()
+	if err != nil {
+		return 0, 0, err
+	}
+	quiet := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return time.Since(start), 0, ctx.Err()
+		case <-tick.C:
+		}
+		now, err := readMachineCPU()
+		if err != nil {
+			return time.Since(start), 0, err
+		}
+		_, share := now.since(prev)
+		prev = now
+		if share < quietShare {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		if quiet == 2 || time.Since(start) > quietTimeout {
+			return time.Since(start), share, nil
+		}
+	}
 }

@@ -44,6 +44,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
@@ -321,10 +322,31 @@ func (b *bench) installOperatorConfig(ctx context.Context) error {
 	if out, err := apply.CombinedOutput(); err != nil {
 		return fmt.Errorf("installing config/dev: %w\n%s", err, out)
 	}
-	wait := exec.CommandContext(ctx, b.cfg.kubectl, "--kubeconfig", b.cfg.kubeconfig, "wait",
-		"--for=condition=Established", "crd/applications.apps.sunstrider.cn", "--timeout=60s")
-	if out, err := wait.CombinedOutput(); err != nil {
-		return fmt.Errorf("waiting for the CRD: %w\n%s", err, out)
+	return waitEstablished(ctx, b.c, "applications.apps.sunstrider.cn")
+}
+
+// waitEstablished waits until the CRD name is Established. A CRD just
+// created has no conditions yet, which `kubectl wait` reports as an error
+// instead of waiting.
+func waitEstablished(ctx context.Context, c client.Client, name string) error {
+	crd := &unstructured.Unstructured{}
+	crd.SetAPIVersion("apiextensions.k8s.io/v1")
+	crd.SetKind("CustomResourceDefinition")
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true,
+		func(ctx context.Context) (bool, error) {
+			if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
+				return false, client.IgnoreNotFound(err)
+			}
+			conditions, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+			for _, c := range conditions {
+				if m, ok := c.(map[string]any); ok && m["type"] == "Established" && m["status"] == "True" {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+	if err != nil {
+		return fmt.Errorf("waiting for CRD %s to be Established: %w", name, err)
 	}
 	return nil
 }
@@ -439,6 +461,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	if err := watchReady(wctx, b.c, ns, &appsv1.DeploymentList{}, deploymentAvailable, t); err != nil {
 		return result{}, err
 	}
+	b.settle(ctx, "floor", n)
 	span, err := startCPUSpan()
 	if err != nil {
 		return result{}, err
@@ -559,13 +582,28 @@ func (b *bench) runSeed(ctx context.Context, n int) (result, error) {
 	return r, deleteNamespace(ctx, b.c, ns)
 }
 
+// settle waits for a quiet machine before a variant starts creating
+// (waitQuiet) and logs how long that took.
+func (b *bench) settle(ctx context.Context, variant string, n int) {
+	waited, share, err := waitQuiet(ctx)
+	switch {
+	case err != nil:
+		logf("%s N=%d: reading /proc/stat: %v", variant, n, err)
+	case share >= quietShare:
+		logf("%s N=%d: the machine is still %.0f %% busy after %s; measuring anyway", variant, n, 100*share,
+			waited.Round(time.Second))
+	default:
+		logf("%s N=%d: the machine is quiet (%.0f %% busy) after %s", variant, n, 100*share, waited.Round(time.Second))
+	}
+}
+
 // measureController creates n Applications in ns for the running controller
 // p and measures convergence, writes, memory and CPU.
 func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int, variant string,
 	requireCondition bool) (result, error) {
 	r := na()
 	r.variant, r.n = variant, n
-	time.Sleep(3 * time.Second) // caches synced, start-up writes done
+	b.settle(ctx, variant, n) // caches synced, start-up writes done, the previous variant cleaned up
 	base, err := p.settledHeap()
 	if err != nil {
 		return r, err
