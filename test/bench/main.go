@@ -1,9 +1,12 @@
 // Command bench measures the operator's Application controller against a
 // local cluster (hack/dev-cluster.sh: kwok, QPS limits off) and compares it
-// with two references run in the same invocation on the same cluster:
+// with references run in the same invocation on the same cluster:
 //
 //   - floor: a plain client creating the same Deployments and Services
 //     directly and waiting for them to be available;
+//   - Application floor: a plain client making the writes the Application
+//     API itself needs (the Application, its two children, one status
+//     write), no controller: what any controller of this API costs at least;
 //   - seed design: test/bench/seedcontroller, the seed's reconcile (100 ms
 //     ticker, whole-status reflect.DeepEqual, create-only children), run as
 //     a child process of this binary.
@@ -90,6 +93,7 @@ type config struct {
 	seedMode    bool
 	cpuProfile  time.Duration
 	floorLast   bool
+	appFloor    bool
 }
 
 func logf(format string, args ...any) {
@@ -137,7 +141,7 @@ func parseFlags() *config {
 		"kubectl, to install the CRDs and webhook configurations.")
 	flag.StringVar(&c.kustomize, "kustomize", "bin/kustomize", "kustomize, to render config/dev.")
 	flag.StringVar(&c.workDir, "work-dir", "", "Where logs and certificates go (default: a temporary directory).")
-	flag.BoolVar(&c.references, "references", true, "Also run the floor and the seed design.")
+	flag.BoolVar(&c.references, "references", true, "Also run the floors and the seed design.")
 	flag.BoolVar(&c.seed, "seed", true, "With -references, also run the seed design (the slowest part at large N).")
 	flag.BoolVar(&c.keep, "keep", false, "Keep the operator's namespace after the run, for inspection.")
 	flag.BoolVar(&c.restart, "restart", true, "Restart the operator after convergence and check it stays silent.")
@@ -152,7 +156,9 @@ func parseFlags() *config {
 		"Record a CPU profile of the controller this long from its first create (<variant>-<N>-cpu.pprof in -work-dir; "+
 			"0: none, profiling costs a little CPU).")
 	flag.BoolVar(&c.floorLast, "floor-last", false,
-		"Run the floor after the operator instead of before (to see whether running second costs a variant time).")
+		"Run the floors after the operator instead of before (to see whether running second costs a variant time).")
+	flag.BoolVar(&c.appFloor, "app-floor", true, "With -references, also run the Application floor: "+
+		"the Application API's own writes by a plain client, no controller.")
 	flag.BoolVar(&c.seedMode, "seed-controller", false, "Internal: run the seed design's controller in this process.")
 	flag.Parse()
 	// controller-runtime registers --kubeconfig: an admin kubeconfig of the cluster.
@@ -234,10 +240,14 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	for _, n := range cfg.ns {
 		runs := []func(context.Context, int) (result, error){b.runOperator}
 		if cfg.references {
+			floors := []func(context.Context, int) (result, error){b.runFloor}
+			if cfg.appFloor {
+				floors = append(floors, b.runAppFloor)
+			}
 			if cfg.floorLast {
-				runs = append(runs, b.runFloor)
+				runs = append(runs, floors...)
 			} else {
-				runs = append([]func(context.Context, int) (result, error){b.runFloor}, runs...)
+				runs = append(floors, runs...)
 			}
 			if cfg.seed {
 				runs = append(runs, b.runSeed)
@@ -762,11 +772,20 @@ func renderTable(results []result) string {
 	for _, r := range results {
 		ratio := ""
 		floor, hasFloor := byN[r.n]["floor (plain client)"]
+		appFloor, hasAppFloor := byN[r.n][appFloorVariant]
 		op, hasOp := byN[r.n]["operator"]
 		switch r.variant {
 		case "operator":
 			if hasFloor {
 				ratio = fmt.Sprintf("operator/floor **%.2f**", r.converge.Seconds()/floor.converge.Seconds())
+			}
+			if hasAppFloor {
+				ratio += fmt.Sprintf(", operator/Application floor **%.2f**",
+					r.converge.Seconds()/appFloor.converge.Seconds())
+			}
+		case appFloorVariant:
+			if hasFloor {
+				ratio = fmt.Sprintf("Application floor/floor %.2f", r.converge.Seconds()/floor.converge.Seconds())
 			}
 		case "seed design":
 			if hasOp {

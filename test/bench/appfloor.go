@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+)
+
+// appFloorVariant is the Application floor's name in the table.
+const appFloorVariant = "Application floor (plain client)"
+
+// runAppFloor measures what the Application API itself costs the cluster,
+// with no controller: a plain client creates each Application (no webhook:
+// the operator is not running to answer them), then its Deployment and
+// Service with a controller reference to it, and, when the Deployment is
+// available, writes the Application's status once (Ready, the Deployment's
+// status mirrored). These are the 4 writes any controller of this API has
+// to make, without its reads, watches or server-side applies. The
+// operator's ratio to it is what the operator adds over the API's own cost.
+func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
+	ns := fmt.Sprintf("bench-appfloor-%d", n)
+	if err := b.installOperatorConfig(ctx); err != nil { // the CRD
+		return result{}, err
+	}
+	if err := b.removeWebhooks(ctx); err != nil {
+		return result{}, err
+	}
+	if err := createNamespace(ctx, b.c, ns); err != nil {
+		return result{}, err
+	}
+	logf("Application floor N=%d: a plain client creates %d Applications, their children and their status", n, n)
+	t := newTracker(n)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if err := watchReady(wctx, b.c, ns, &sunappsv1.ApplicationList{}, applicationReady(true), t); err != nil {
+		return result{}, err
+	}
+	var clusterIPs sync.Map // Application name → its Service's clusterIP
+	available := make(chan *appsv1.Deployment, n)
+	var seen sync.Map
+	onDeployment := func(o client.Object) bool {
+		d := o.(*appsv1.Deployment)
+		if deploymentAvailable(d) {
+			if _, dup := seen.LoadOrStore(d.Name, true); !dup {
+				available <- d.DeepCopy()
+			}
+		}
+		return false
+	}
+	if err := watchReady(wctx, b.c, ns, &appsv1.DeploymentList{}, onDeployment, newTracker(n)); err != nil {
+		return result{}, err
+	}
+	pctx, fail := context.WithCancelCause(wctx)
+	defer fail(nil)
+	var patchers sync.WaitGroup
+	for range createWorkers {
+		patchers.Go(func() {
+			for {
+				select {
+				case <-pctx.Done():
+					return
+				case d := <-available:
+					ip, _ := clusterIPs.Load(d.Name)
+					if err := patchAppFloorStatus(pctx, b.c, d, ip.(string)); err != nil {
+						fail(fmt.Errorf("writing the status of %s: %w", d.Name, err))
+					}
+				}
+			}
+		})
+	}
+	defer func() { fail(nil); patchers.Wait() }()
+
+	b.settle(ctx, "Application floor", n)
+	span, err := startCPUSpan()
+	if err != nil {
+		return result{}, err
+	}
+	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
+		app := newApplication(ns, itemName(i))
+		if err := b.c.Create(ctx, app); err != nil {
+			return err
+		}
+		owner := metav1.NewControllerRef(app, sunappsv1.GroupVersion.WithKind("Application"))
+		// The Service first: its clusterIP is known before the Deployment
+		// can become available.
+		for _, obj := range slices.Backward(floorObjects(ns, app.Name)) {
+			obj.SetOwnerReferences([]metav1.OwnerReference{*owner})
+			if err := b.c.Create(ctx, obj); err != nil {
+				return err
+			}
+			if svc, ok := obj.(*corev1.Service); ok {
+				clusterIPs.Store(app.Name, svc.Spec.ClusterIP)
+			}
+		}
+		return nil
+	}); err != nil {
+		return result{}, err
+	}
+	if err := waitConverged(pctx, t, b.cfg.timeout, "Application floor"); err != nil {
+		if cause := context.Cause(pctx); cause != nil && ctx.Err() == nil {
+			err = cause
+		}
+		return result{}, err
+	}
+	r := na()
+	if err := span.end(&r); err != nil {
+		return result{}, err
+	}
+	r.variant, r.n = appFloorVariant, n
+	r.converge = t.span()
+	lat := t.latencies()
+	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
+	r.writesMean, r.writesMedian = 4, 4
+	logf("Application floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
+	return r, deleteNamespace(ctx, b.c, ns)
+}
+
+// patchAppFloorStatus writes the status the operator would write for the
+// Application of the available Deployment d: its status mirrored, the
+// Service's clusterIP, and the four conditions.
+func patchAppFloorStatus(ctx context.Context, c client.Client, d *appsv1.Deployment, clusterIP string) error {
+	now := metav1.Now()
+	mirror := func(typ string, from appsv1.DeploymentConditionType) metav1.Condition {
+		for _, dc := range d.Status.Conditions {
+			if dc.Type == from {
+				return metav1.Condition{Type: typ, Status: metav1.ConditionStatus(dc.Status), Reason: dc.Reason,
+					Message: dc.Message, ObservedGeneration: 1, LastTransitionTime: now}
+			}
+		}
+		return metav1.Condition{Type: typ, Status: metav1.ConditionUnknown, Reason: "Unknown",
+			ObservedGeneration: 1, LastTransitionTime: now}
+	}
+	status := sunappsv1.ApplicationStatus{
+		Workflow:           sunappsv1.NewWorkflowStatus(&d.Status),
+		ClusterIP:          clusterIP,
+		Selector:           metav1.FormatLabelSelector(d.Spec.Selector),
+		ObservedGeneration: 1,
+		Conditions: []metav1.Condition{
+			mirror(sunappsv1.ConditionAvailable, appsv1.DeploymentAvailable),
+			mirror(sunappsv1.ConditionProgressing, appsv1.DeploymentProgressing),
+			{Type: sunappsv1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: "AsExpected",
+				Message: "The Deployment reports no failure", ObservedGeneration: 1, LastTransitionTime: now},
+			{Type: sunappsv1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Ready",
+				Message: "1 of 1 Pods available", ObservedGeneration: 1, LastTransitionTime: now},
+		},
+	}
+	patch, err := json.Marshal(map[string]any{"status": status})
+	if err != nil {
+		return err
+	}
+	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: d.Namespace, Name: d.Name}}
+	return c.Status().Patch(ctx, app, client.RawPatch(types.MergePatchType, patch))
+}
