@@ -42,7 +42,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -59,6 +58,7 @@ import (
 	examplecontroller "sunstrider.cn/operator/internal/controller/example"
 	poccontroller "sunstrider.cn/operator/internal/controller/poc"
 	webappcontroller "sunstrider.cn/operator/internal/controller/webapp"
+	"sunstrider.cn/operator/internal/metricsauth"
 	appswebhook "sunstrider.cn/operator/internal/webhook/apps/v1"
 	examplewebhook "sunstrider.cn/operator/internal/webhook/example/v1"
 	pocwebhook "sunstrider.cn/operator/internal/webhook/poc/v1"
@@ -246,7 +246,7 @@ func run(o *options) error {
 	}
 	if o.secureMetrics {
 		// Only callers allowed to GET /metrics (config/rbac/metrics_reader_role.yaml) are served.
-		metricsServerOptions.FilterProvider = filters.WithAuthenticationAndAuthorization
+		metricsServerOptions.FilterProvider = metricsauth.FilterProvider
 	}
 	if o.metricsCertPath != "" {
 		metricsServerOptions.CertDir = o.metricsCertPath
