@@ -82,7 +82,7 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	defer func() { fail(nil); patchers.Wait() }()
 
 	b.settle(ctx, "Application floor", n)
-	span, err := startCPUSpan()
+	span, err := startCPUSpan(ctx, b.apiserver)
 	if err != nil {
 		return result{}, err
 	}
@@ -114,7 +114,7 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 	r := na()
-	if err := span.end(&r); err != nil {
+	if err := span.end(ctx, &r); err != nil {
 		return result{}, err
 	}
 	r.variant, r.n = appFloorVariant, n

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/client-go/rest"
 )
 
 // machineCPU is a reading of /proc/stat: the CPU time the whole machine has
@@ -106,27 +108,41 @@ func cpuByProcess(before, after map[string]float64) map[string]float64 {
 	return out
 }
 
-// cpuSpan is the start of a CPU measurement: the machine's and every
-// process's CPU time at that moment.
+// cpuSpan is the start of a measurement: the machine's and every
+// process's CPU time at that moment, and the requests kube-apiserver had
+// served.
 type cpuSpan struct {
 	machine   machineCPU
 	processes map[string]float64
+	apiserver rest.Interface
+	requests  map[string]float64
 }
 
-func startCPUSpan() (cpuSpan, error) {
+// startCPUSpan reads the CPU times and the requests apiserver has served.
+func startCPUSpan(ctx context.Context, apiserver rest.Interface) (cpuSpan, error) {
 	m, err := readMachineCPU()
-	return cpuSpan{machine: m, processes: processCPU()}, err
+	if err != nil {
+		return cpuSpan{}, err
+	}
+	requests, err := apiRequests(ctx, apiserver)
+	return cpuSpan{machine: m, processes: processCPU(), apiserver: apiserver, requests: requests}, err
 }
 
-// end records in r the machine's busy CPU seconds and share, and the CPU
-// seconds of each busy process, since s.
-func (s cpuSpan) end(r *result) error {
+// end records in r the machine's busy CPU seconds and share, the CPU
+// seconds of each busy process and the requests kube-apiserver served,
+// since s.
+func (s cpuSpan) end(ctx context.Context, r *result) error {
 	m, err := readMachineCPU()
 	if err != nil {
 		return err
 	}
 	r.machineBusy, r.machineShare = m.since(s.machine)
 	r.processes = cpuByProcess(s.processes, processCPU())
+	requests, err := apiRequests(ctx, s.apiserver)
+	if err != nil {
+		return err
+	}
+	r.requests = requestsSince(s.requests, requests)
 	return nil
 }
 

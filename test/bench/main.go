@@ -49,7 +49,9 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -201,9 +203,11 @@ func runSeedController(c *config) error {
 }
 
 type bench struct {
-	cfg    *config
-	c      client.WithWatch
-	failed []string
+	cfg *config
+	c   client.WithWatch
+	// apiserver reads kube-apiserver's /metrics.
+	apiserver rest.Interface
+	failed    []string
 	// weights is the table of cached object sizes of the last operator run.
 	weights string
 }
@@ -234,7 +238,11 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		return 0, fmt.Errorf("the operator binary: %w (run `make build`)", err)
 	}
 	logf("bench: N=%v, idle %s, logs in %s", cfg.ns, cfg.idle, cfg.workDir)
-	b := &bench{cfg: cfg, c: c}
+	cs, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return 0, err
+	}
+	b := &bench{cfg: cfg, c: c, apiserver: cs.Discovery().RESTClient()}
 
 	var results []result
 	for _, n := range cfg.ns {
@@ -261,7 +269,7 @@ func run(ctx context.Context, cfg *config) (int, error) {
 			results = append(results, r)
 		}
 	}
-	table := renderTable(results) + "\n\n" + renderProcesses(results)
+	table := renderTable(results) + "\n\n" + renderProcesses(results) + "\n\n" + renderRequests(results)
 	if b.weights != "" {
 		table += "\n\n" + b.weights
 	}
@@ -296,6 +304,9 @@ type result struct {
 	cpu                  float64
 	statusWritesMedian   float64
 	otherWritesPerAppAvg float64
+	// requests is what kube-apiserver served over the same span, by kind
+	// (parseRequests).
+	requests map[string]float64
 	// machineBusy is the CPU time the whole machine spent busy from the
 	// first create to convergence; machineShare its share of all CPUs.
 	machineBusy, machineShare float64
@@ -472,7 +483,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 	b.settle(ctx, "floor", n)
-	span, err := startCPUSpan()
+	span, err := startCPUSpan(ctx, b.apiserver)
 	if err != nil {
 		return result{}, err
 	}
@@ -490,7 +501,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 	r := na()
-	if err := span.end(&r); err != nil {
+	if err := span.end(ctx, &r); err != nil {
 		return result{}, err
 	}
 	stop()
@@ -634,7 +645,7 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 		return r, err
 	}
 	logf("%s N=%d: creating %d Applications", variant, n, n)
-	span, err := startCPUSpan()
+	span, err := startCPUSpan(ctx, b.apiserver)
 	if err != nil {
 		return r, err
 	}
@@ -656,7 +667,7 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 	if err := waitConverged(ctx, t, b.cfg.timeout, variant); err != nil {
 		return r, fmt.Errorf("%w (log: %s)", err, p.logPath)
 	}
-	if err := span.end(&r); err != nil {
+	if err := span.end(ctx, &r); err != nil {
 		return r, err
 	}
 	r.converge = t.span()

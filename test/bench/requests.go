@@ -1,0 +1,136 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/client-go/rest"
+)
+
+// requestsMetric is kube-apiserver's counter of the requests it served, by
+// verb, group, resource, subresource and code.
+const requestsMetric = "apiserver_request_total"
+
+// minRequestsPerApp hides the request kinds rarer than this from the table.
+const minRequestsPerApp = 0.2
+
+// apiRequests reads the requests kube-apiserver has served so far
+// (parseRequests of its /metrics).
+func apiRequests(ctx context.Context, rc rest.Interface) (map[string]float64, error) {
+	data, err := rc.Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading kube-apiserver's /metrics: %w", err)
+	}
+	return parseRequests(string(data))
+}
+
+// parseRequests sums the apiserver_request_total samples of a Prometheus
+// text exposition by request kind: verb and resource, with the
+// subresource after a slash ("POST deployments", "PATCH pods/status").
+func parseRequests(text string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for line := range strings.Lines(text) {
+		rest, ok := strings.CutPrefix(line, requestsMetric+"{")
+		if !ok {
+			continue
+		}
+		labelText, valueText, ok := strings.Cut(rest, "} ")
+		if !ok {
+			return nil, fmt.Errorf("%s: malformed sample %q", requestsMetric, strings.TrimSpace(line))
+		}
+		value, err := strconv.ParseFloat(strings.TrimSpace(valueText), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: value of %q: %w", requestsMetric, strings.TrimSpace(line), err)
+		}
+		labels := parseLabels(labelText)
+		kind := labels["verb"] + " " + labels["resource"]
+		if sub := labels["subresource"]; sub != "" {
+			kind += "/" + sub
+		}
+		out[kind] += value
+	}
+	return out, nil
+}
+
+// parseLabels parses `a="x",b="y"`; label values here hold no quotes.
+func parseLabels(s string) map[string]string {
+	labels := map[string]string{}
+	for pair := range strings.SplitSeq(s, ",") {
+		name, value, ok := strings.Cut(pair, "=")
+		if ok {
+			labels[name] = strings.Trim(value, `"`)
+		}
+	}
+	return labels
+}
+
+// requestsSince is the requests of each kind served between two readings.
+func requestsSince(before, after map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for kind, v := range after {
+		if d := v - before[kind]; d > 0 {
+			out[kind] = d
+		}
+	}
+	return out
+}
+
+// renderRequests is one table per N: the requests kube-apiserver served
+// per Application (from anyone: the variant's client, the controllers of
+// the cluster, kwok) from the first create to convergence, by kind, for
+// every variant.
+func renderRequests(results []result) string {
+	var sb strings.Builder
+	byN := map[int][]result{}
+	for _, r := range results {
+		if r.requests != nil {
+			byN[r.n] = append(byN[r.n], r)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(byN)) {
+		rs := byN[n]
+		kinds := map[string]bool{}
+		for _, r := range rs {
+			for kind, v := range r.requests {
+				if v/float64(n) >= minRequestsPerApp {
+					kinds[kind] = true
+				}
+			}
+		}
+		order := slices.Collect(maps.Keys(kinds))
+		slices.SortFunc(order, func(a, b string) int { // most frequent first, for the first variant
+			if c := cmp.Compare(rs[0].requests[b], rs[0].requests[a]); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		})
+		fmt.Fprintf(&sb, "Requests kube-apiserver served per Application, first create to convergence (N=%d):\n\n", n)
+		sb.WriteString("| request |")
+		for _, r := range rs {
+			fmt.Fprintf(&sb, " %s |", r.variant)
+		}
+		sb.WriteString("\n|---|" + strings.Repeat("---:|", len(rs)) + "\n")
+		for _, kind := range order {
+			fmt.Fprintf(&sb, "| %s |", kind)
+			for _, r := range rs {
+				fmt.Fprintf(&sb, " %.2f |", r.requests[kind]/float64(n))
+			}
+			sb.WriteString("\n")
+		}
+		sb.WriteString("| all |")
+		for _, r := range rs {
+			var total float64
+			for _, v := range r.requests {
+				total += v
+			}
+			fmt.Fprintf(&sb, " **%.1f** |", total/float64(n))
+		}
+		sb.WriteString("\n\n")
+	}
+	return strings.TrimSuffix(sb.String(), "\n\n")
+}
