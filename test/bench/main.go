@@ -96,6 +96,7 @@ type config struct {
 	cpuProfile  time.Duration
 	floorLast   bool
 	appFloor    bool
+	warmUp      bool
 }
 
 func logf(format string, args ...any) {
@@ -159,6 +160,8 @@ func parseFlags() *config {
 			"0: none, profiling costs a little CPU).")
 	flag.BoolVar(&c.floorLast, "floor-last", false,
 		"Run the floors after the operator instead of before (to see whether running second costs a variant time).")
+	flag.BoolVar(&c.warmUp, "warm-up", true, "With -references, run the floor once unmeasured before the variants of "+
+		"each N, so that none of them runs on a cluster fresher than the others'.")
 	flag.BoolVar(&c.appFloor, "app-floor", true, "With -references, also run the Application floor: "+
 		"the Application API's own writes by a plain client, no controller.")
 	flag.BoolVar(&c.seedMode, "seed-controller", false, "Internal: run the seed design's controller in this process.")
@@ -259,6 +262,16 @@ func run(ctx context.Context, cfg *config) (int, error) {
 			}
 			if cfg.seed {
 				runs = append(runs, b.runSeed)
+			}
+		}
+		if cfg.references && cfg.warmUp {
+			// The first variant on a cluster pays less than the later ones
+			// (docs/performance.md): a discarded floor puts every measured
+			// variant on a cluster that has already made and deleted N of
+			// everything.
+			logf("warm-up N=%d: the floor once, not measured", n)
+			if _, err := b.runFloor(ctx, n); err != nil {
+				return 0, fmt.Errorf("warm-up: %w", err)
 			}
 		}
 		for _, run := range runs {
