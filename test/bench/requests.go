@@ -35,11 +35,11 @@ func apiRequests(ctx context.Context, rc rest.Interface) (map[string]float64, er
 func parseRequests(text string) (map[string]float64, error) {
 	out := map[string]float64{}
 	for line := range strings.Lines(text) {
-		rest, ok := strings.CutPrefix(line, requestsMetric+"{")
+		sample, ok := strings.CutPrefix(line, requestsMetric+"{")
 		if !ok {
 			continue
 		}
-		labelText, valueText, ok := strings.Cut(rest, "} ")
+		labelText, valueText, ok := strings.Cut(sample, "} ")
 		if !ok {
 			return nil, fmt.Errorf("%s: malformed sample %q", requestsMetric, strings.TrimSpace(line))
 		}

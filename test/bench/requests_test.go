@@ -15,14 +15,17 @@ func TestParseRequests(t *testing.T) {
 	}{
 		{
 			name: "summed by verb, resource and subresource over groups, scopes, codes and versions",
-			text: `# HELP apiserver_request_total [STABLE] Counter of apiserver requests
-# TYPE apiserver_request_total counter
-apiserver_request_total{code="201",component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="",verb="POST",version="v1"} 988
-apiserver_request_total{code="409",component="apiserver",dry_run="",group="apps",resource="deployments",scope="resource",subresource="",verb="POST",version="v1"} 2
-apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 996
-apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/metrics",verb="GET",version=""} 3
-apiserver_request_duration_seconds_bucket{verb="POST",resource="deployments",le="0.005"} 12
-`,
+			text: "# HELP apiserver_request_total [STABLE] Counter of apiserver requests\n" +
+				"# TYPE apiserver_request_total counter\n" +
+				`apiserver_request_total{code="201",component="apiserver",dry_run="",group="apps",` +
+				`resource="deployments",scope="resource",subresource="",verb="POST",version="v1"} 988` + "\n" +
+				`apiserver_request_total{code="409",component="apiserver",dry_run="",group="apps",` +
+				`resource="deployments",scope="resource",subresource="",verb="POST",version="v1"} 2` + "\n" +
+				`apiserver_request_total{code="200",component="apiserver",dry_run="",group="",` +
+				`resource="pods",scope="resource",subresource="status",verb="PATCH",version="v1"} 996` + "\n" +
+				`apiserver_request_total{code="200",component="apiserver",dry_run="",group="",` +
+				`resource="",scope="",subresource="/metrics",verb="GET",version=""} 3` + "\n" +
+				`apiserver_request_duration_seconds_bucket{verb="POST",resource="deployments",le="0.005"} 12` + "\n",
 			want: map[string]float64{"POST deployments": 990, "PATCH pods/status": 996, "GET //metrics": 3},
 		},
 		{name: "no requests yet", text: "# TYPE apiserver_request_total counter\n", want: map[string]float64{}},
