@@ -118,9 +118,7 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 	r.variant, r.n = appFloorVariant, n
-	r.converge = t.span()
-	lat := t.latencies()
-	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
+	t.timings(&r)
 	r.writesMean, r.writesMedian = 4, 4
 	logf("Application floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
 	return r, deleteNamespace(ctx, b.c, ns)

@@ -519,9 +519,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	}
 	stop()
 	r.variant, r.n = "floor (plain client)", n
-	r.converge = t.span()
-	lat := t.latencies()
-	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
+	t.timings(&r)
 	r.writesMean, r.writesMedian = 2, 2
 	logf("floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
 	return r, deleteNamespace(ctx, b.c, ns)
@@ -683,9 +681,7 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 	if err := span.end(ctx, &r); err != nil {
 		return r, err
 	}
-	r.converge = t.span()
-	lat := t.latencies()
-	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
+	t.timings(&r)
 	logf("%s N=%d converged in %s (p50 %s, p99 %s)", variant, n, r.converge.Round(time.Millisecond),
 		r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond))
 

@@ -129,6 +129,14 @@ func (t *tracker) readyCount() int {
 }
 
 // latencies returns the create->ready latencies, sorted.
+// timings records in r the convergence time and the p50 and p99 of the
+// create→ready latencies.
+func (t *tracker) timings(r *result) {
+	r.converge = t.span()
+	lat := t.latencies()
+	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
+}
+
 func (t *tracker) latencies() []time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
