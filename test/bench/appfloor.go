@@ -61,8 +61,8 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	if err := watchReady(wctx, b.c, ns, &appsv1.DeploymentList{}, onDeployment, newTracker(n)); err != nil {
 		return result{}, err
 	}
+	// The status writers; the first failure stops the run (pctx).
 	pctx, fail := context.WithCancelCause(wctx)
-	defer fail(nil)
 	var patchers sync.WaitGroup
 	for range createWorkers {
 		patchers.Go(func() {
