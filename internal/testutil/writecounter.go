@@ -47,6 +47,22 @@ func (w *WriteCounter) Reset() {
 	w.writes = map[string]int{}
 }
 
+// Drain returns the number of writes counted since the last Reset or
+// Drain, and forgets them. Polled every second until it returns 0, it waits
+// for a controller to settle: the last writes of a convergence (such as a
+// status write racing the controller's own cache, refused with a Conflict)
+// may come just after the state a test waits for is visible.
+func (w *WriteCounter) Drain() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, c := range w.writes {
+		n += c
+	}
+	w.writes = map[string]int{}
+	return n
+}
+
 // Total returns the number of writes counted since the last Reset.
 func (w *WriteCounter) Total() int {
 	w.mu.Lock()

@@ -616,7 +616,7 @@ func TestNoWritesAtSteadyState(t *testing.T) {
 		}).Should(Succeed())
 	}
 
-	writes.Reset()
+	g.Eventually(writes.Drain).WithPolling(time.Second).Should(BeZero(), "the manager settles")
 	g.Consistently(writes.Total, "3s").Should(BeZero(), "writes at steady state:\n%s", writes)
 
 	stopManager()

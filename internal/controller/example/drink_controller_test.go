@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -342,7 +343,7 @@ func TestDrinkZeroWritesAtSteadyState(t *testing.T) {
 	expectEvent(g, ns, synced.Name, eventConfigMapCreated)
 	expectEvent(g, ns, blocked.Name, examplev1.ReasonResourceConflict)
 
-	writes.Reset()
+	g.Eventually(writes.Drain).WithPolling(time.Second).Should(BeZero(), "the manager settles")
 	g.Consistently(writes.Total, "3s").Should(BeZero(), "writes:\n%s", writes)
 
 	// A fresh manager reconciles every Drink of every test once: still no

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -353,7 +354,7 @@ func TestZeroWritesAtSteadyState(t *testing.T) {
 	// Events are sent asynchronously: wait for the last one before counting.
 	expectEvent(g, ns, present.Name, eventFriendFound)
 
-	writes.Reset()
+	g.Eventually(writes.Drain).WithPolling(time.Second).Should(BeZero(), "the manager settles")
 	g.Consistently(writes.Total, "3s").Should(BeZero(), "writes:\n%s", writes)
 
 	// A fresh manager reconciles every object of every test once: still no
