@@ -306,13 +306,14 @@ func run(o *options) error {
 // cacheOptions keeps the informer caches small: no managedFields anywhere
 // (the operator compares live objects with its desired ones, not field
 // ownership), and Pods (watched as metadata only) stripped to their name,
-// labels, owners and deletion.
+// deletion and the Guestbook label.
 func cacheOptions() cache.Options {
 	managed := labels.SelectorFromSet(labels.Set{apply.ManagedByLabel: apply.ManagedByValue})
 	return cache.Options{
 		DefaultTransform: cache.TransformStripManagedFields(),
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}: {Transform: controllers.PodMetadataTransform},
+			// Of a Pod's labels only the one the Guestbook watch maps by.
+			&corev1.Pod{}: {Transform: controllers.PodMetadataTransform(webappcontroller.LabelGuestbook)},
 			// Only the children the operator made (and labelled) are cached:
 			// the controllers confirm a cache miss with an uncached GET before
 			// creating, so a foreign same-named object is still seen and left

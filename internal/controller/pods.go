@@ -21,42 +21,52 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 )
 
-// PodMetadataTransform strips a Pod's metadata down to what the controllers
-// read before it enters the manager's cache. The controllers watch Pods as
-// metadata only (WatchesMetadata: the API server sends
-// metav1.PartialObjectMetadata, no spec and no status) and read a Pod's
-// readiness from the API server when they need it, so that caching every
-// Pod of the cluster costs well under 1 KiB each. Kept: name, namespace,
-// uid, resourceVersion (informers and clients rely on it), labels, owner
-// references and deletionTimestamp; annotations, finalizers, timestamps
-// and managedFields are dropped.
+// PodMetadataTransform returns the cache transform that strips a Pod's
+// metadata down to what the controllers read before it enters the
+// manager's cache. The controllers watch Pods as metadata only
+// (WatchesMetadata: the API server sends metav1.PartialObjectMetadata, no
+// spec and no status) and read a Pod's readiness, labels or owners from
+// the API server when they need them, so that caching every Pod of the
+// cluster (the most numerous objects of most clusters) costs a few hundred
+// bytes each. Kept: name, namespace, uid, resourceVersion (informers and
+// clients rely on it), deletionTimestamp, and the labels named in
+// keepLabels (those the watches map Pods by); everything else (other
+// labels, annotations, owner references, finalizers, timestamps,
+// managedFields) is dropped.
 //
 // Register it in the manager's cache options for Pods:
 //
 //	cache.Options{ByObject: map[client.Object]cache.ByObject{
-//		&corev1.Pod{}: {Transform: controller.PodMetadataTransform},
+//		&corev1.Pod{}: {Transform: controller.PodMetadataTransform(webapp.LabelGuestbook)},
 //	}}
 //
 // Anything else (such as a deletion tombstone) is returned unchanged. The
-// function is idempotent.
-func PodMetadataTransform(obj any) (any, error) {
-	m, ok := obj.(*metav1.PartialObjectMetadata)
-	if !ok {
-		return obj, nil
+// transform is idempotent.
+func PodMetadataTransform(keepLabels ...string) toolscache.TransformFunc {
+	return func(obj any) (any, error) {
+		m, ok := obj.(*metav1.PartialObjectMetadata)
+		if !ok {
+			return obj, nil
+		}
+		var labels map[string]string
+		for _, key := range keepLabels {
+			if value, found := m.Labels[key]; found {
+				if labels == nil {
+					labels = make(map[string]string, 1)
+				}
+				labels[key] = value
+			}
+		}
+		return &metav1.PartialObjectMetadata{
+			TypeMeta: m.TypeMeta,
+			ObjectMeta: metav1.ObjectMeta{
+				Name:              m.Name,
+				Namespace:         m.Namespace,
+				UID:               m.UID,
+				ResourceVersion:   m.ResourceVersion,
+				Labels:            labels,
+				DeletionTimestamp: m.DeletionTimestamp,
+			},
+		}, nil
 	}
-	return &metav1.PartialObjectMetadata{
-		TypeMeta: m.TypeMeta,
-		ObjectMeta: metav1.ObjectMeta{
-			Name:              m.Name,
-			Namespace:         m.Namespace,
-			UID:               m.UID,
-			ResourceVersion:   m.ResourceVersion,
-			Labels:            m.Labels,
-			OwnerReferences:   m.OwnerReferences,
-			DeletionTimestamp: m.DeletionTimestamp,
-		},
-	}, nil
 }
-
-// PodMetadataTransform must stay usable as a cache transform.
-var _ toolscache.TransformFunc = PodMetadataTransform

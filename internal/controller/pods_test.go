@@ -45,25 +45,33 @@ func podMetadata() *metav1.PartialObjectMetadata {
 
 func TestPodMetadataTransform(t *testing.T) {
 	full := podMetadata()
+	full.Labels["webapp.my.domain/guestbook"] = "gb"
 	stripped := &metav1.PartialObjectMetadata{
 		TypeMeta: full.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "funny-joe", Namespace: "default", UID: "uid-1", ResourceVersion: "42",
-			Labels:            full.Labels,
-			OwnerReferences:   full.OwnerReferences,
+			Labels:            map[string]string{"webapp.my.domain/guestbook": "gb"},
 			DeletionTimestamp: full.DeletionTimestamp,
 		},
 	}
+	noLabels := stripped.DeepCopy()
+	noLabels.Labels = nil
 	tombstone := toolscache.DeletedFinalStateUnknown{Key: "default/funny-joe", Obj: podMetadata()}
 	typed := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Annotations: map[string]string{"a": "b"}}}
 
 	tests := []struct {
 		name string
+		keep []string
 		in   any
 		want any
 	}{
-		{name: "full metadata is stripped", in: podMetadata(), want: stripped},
-		{name: "stripped metadata is unchanged (idempotent)", in: stripped.DeepCopy(), want: stripped},
+		{name: "full metadata is stripped to the kept label", keep: []string{"webapp.my.domain/guestbook"},
+			in: full.DeepCopy(), want: stripped},
+		{name: "stripped metadata is unchanged (idempotent)", keep: []string{"webapp.my.domain/guestbook"},
+			in: stripped.DeepCopy(), want: stripped},
+		{name: "a Pod without the kept label keeps no label map", keep: []string{"webapp.my.domain/guestbook"},
+			in: podMetadata(), want: noLabels},
+		{name: "no label kept", in: full.DeepCopy(), want: noLabels},
 		{name: "empty metadata", in: &metav1.PartialObjectMetadata{}, want: &metav1.PartialObjectMetadata{}},
 		{name: "tombstone passes through", in: tombstone, want: tombstone},
 		{name: "typed objects pass through", in: typed, want: typed},
@@ -71,7 +79,7 @@ func TestPodMetadataTransform(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			got, err := PodMetadataTransform(tt.in)
+			got, err := PodMetadataTransform(tt.keep...)(tt.in)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(got).To(Equal(tt.want))
 		})

@@ -14,6 +14,7 @@ import (
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	controllers "sunstrider.cn/operator/internal/controller"
+	webappcontroller "sunstrider.cn/operator/internal/controller/webapp"
 )
 
 // weightCopies is how many decoded copies of each object weighObjects keeps
@@ -51,7 +52,8 @@ func weighObjects(ctx context.Context, c client.Client, ns, name string) ([]obje
 	if len(pods.Items) == 0 {
 		return nil, fmt.Errorf("no Pod of %s/%s", ns, name)
 	}
-	pod, err := controllers.PodMetadataTransform(&metav1.PartialObjectMetadata{
+	// As cmd/main.go's cache options.
+	pod, err := controllers.PodMetadataTransform(webappcontroller.LabelGuestbook)(&metav1.PartialObjectMetadata{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: pods.Items[0].ObjectMeta,
 	})
 	if err != nil {

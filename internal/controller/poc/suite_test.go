@@ -76,9 +76,10 @@ func setupMyCustomResourceController(mgr ctrl.Manager) error {
 	}).SetupWithManager(mgr)
 }
 
-// withPodTransform is the cache option main sets for Pods.
+// withPodTransform is the cache option main sets for Pods (main also keeps
+// the Guestbook label, which MyCustomResource does not read).
 func withPodTransform(o *ctrl.Options) {
 	o.Cache = cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}: {Transform: controllers.PodMetadataTransform},
+		&corev1.Pod{}: {Transform: controllers.PodMetadataTransform()},
 	}}
 }
