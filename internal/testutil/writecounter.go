@@ -55,10 +55,7 @@ func (w *WriteCounter) Reset() {
 func (w *WriteCounter) Drain() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := 0
-	for _, c := range w.writes {
-		n += c
-	}
+	n := w.total()
 	w.writes = map[string]int{}
 	return n
 }
@@ -67,6 +64,11 @@ func (w *WriteCounter) Drain() int {
 func (w *WriteCounter) Total() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.total()
+}
+
+// total sums the counted writes; w.mu is held.
+func (w *WriteCounter) total() int {
 	n := 0
 	for _, c := range w.writes {
 		n += c
