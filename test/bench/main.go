@@ -724,11 +724,8 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 		}
 		b.weights = fmt.Sprintf("Objects cached per Application (N=%d, read back from the cluster):\n\n%s",
 			n, renderWeights(w))
-		var sum float64
-		for _, o := range w {
-			sum += o.heapBytes
-		}
-		logf("%s N=%d: the objects cached per Application decode to %.2f KiB (table at the end)", variant, n, sum/1024)
+		logf("%s N=%d: the objects cached per Application decode to %.2f KiB (table at the end)", variant, n,
+			totalHeap(w)/1024)
 	}
 	return r, nil
 }

@@ -95,14 +95,21 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
+// totalHeap is the decoded heap of all the weighed objects together.
+func totalHeap(w []objectWeight) float64 {
+	var total float64
+	for _, o := range w {
+		total += o.heapBytes
+	}
+	return total
+}
+
 func renderWeights(w []objectWeight) string {
 	var sb strings.Builder
 	sb.WriteString("| cached object | JSON | decoded Go heap |\n|---|---:|---:|\n")
-	var total float64
 	for _, o := range w {
 		fmt.Fprintf(&sb, "| %s | %d B | %.2f KiB |\n", o.kind, o.jsonBytes, o.heapBytes/1024)
-		total += o.heapBytes
 	}
-	fmt.Fprintf(&sb, "| sum | | %.2f KiB |", total/1024)
+	fmt.Fprintf(&sb, "| sum | | %.2f KiB |", totalHeap(w)/1024)
 	return sb.String()
 }

@@ -128,7 +128,6 @@ func (t *tracker) readyCount() int {
 	return len(t.ready)
 }
 
-// latencies returns the create->ready latencies, sorted.
 // timings records in r the convergence time and the p50 and p99 of the
 // create→ready latencies.
 func (t *tracker) timings(r *result) {
@@ -137,6 +136,7 @@ func (t *tracker) timings(r *result) {
 	r.p50, r.p99 = percentile(lat, 0.5), percentile(lat, 0.99)
 }
 
+// latencies returns the create->ready latencies, sorted.
 func (t *tracker) latencies() []time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
