@@ -13,29 +13,56 @@ const (
 	// ConditionDegraded is True when the Deployment cannot make progress
 	// (ProgressDeadlineExceeded) or cannot create Pods (ReplicaFailure).
 	ConditionDegraded = "Degraded"
+	// ConditionReconciling is True, with Ready's reason and message, while
+	// Ready is not True for a reason the operator or the Deployment
+	// controller works on (RollingOut, DeploymentUnavailable,
+	// DeploymentMissing, ServiceMissing). It exists only while True: kstatus
+	// (Flux, kpt, Config Sync) reports the Application InProgress.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True, with Ready's reason and message, while Ready
+	// is not True for a reason that lasts until a person acts
+	// (ResourceConflict, ApplyFailed, SelectorImmutable, DeploymentDegraded).
+	// It exists only while True: kstatus reports the Application Failed, so
+	// a GitOps apply fails at once instead of timing out.
+	ConditionStalled = "Stalled"
 )
 
-// Reasons of an Application's conditions.
+// Reasons of an Application's conditions. The reasons of Ready=False also
+// say whether the Application is Reconciling (the operator works on it) or
+// Stalled (a person must act); docs/conditions.md has the whole table.
 const (
-	// ReasonReady: everything is in place and available.
+	// ReasonReady: everything is in place and available (Ready=True).
 	ReasonReady = "Ready"
 	// ReasonResourceConflict: a Deployment or Service of the Application's
-	// name exists and is not controlled by it; the operator leaves it alone.
+	// name exists and is not controlled by it; the operator leaves it alone
+	// (Ready=False, Stalled).
 	ReasonResourceConflict = "ResourceConflict"
-	// ReasonApplyFailed: the API server refused the desired child object.
+	// ReasonApplyFailed: the API server refused the desired child object as
+	// invalid, for example a Service nodePort outside the cluster's
+	// --service-node-port-range; the message carries the API server's
+	// answer. The spec must change (Ready=False, Stalled).
 	ReasonApplyFailed = "ApplyFailed"
 	// ReasonSelectorImmutable: spec.deployment.selector differs from the
-	// existing Deployment's selector, which cannot change.
+	// existing Deployment's selector, which cannot change (Ready=False,
+	// Stalled).
 	ReasonSelectorImmutable = "SelectorImmutable"
-	// ReasonRollingOut: the Deployment has not yet rolled out the current spec.
+	// ReasonRollingOut: the Deployment has not yet rolled out the current
+	// spec (Ready=False, Reconciling).
 	ReasonRollingOut = "RollingOut"
 	// ReasonDeploymentUnavailable: the Deployment has fewer available Pods
-	// than it needs.
+	// than it needs (Ready=False, Reconciling).
 	ReasonDeploymentUnavailable = "DeploymentUnavailable"
-	// ReasonDeploymentDegraded: the Deployment reports a failure.
+	// ReasonDeploymentDegraded: the Deployment exceeded its progress
+	// deadline (ProgressDeadlineExceeded) or cannot create Pods
+	// (ReplicaFailure, such as an exceeded quota); the message says which
+	// (Ready=False, Stalled).
 	ReasonDeploymentDegraded = "DeploymentDegraded"
-	// ReasonDeploymentMissing: the Deployment does not exist (yet).
+	// ReasonDeploymentMissing: the Deployment does not exist yet
+	// (Ready=False, Reconciling).
 	ReasonDeploymentMissing = "DeploymentMissing"
+	// ReasonServiceMissing: the Application asks for a Service that does
+	// not exist yet (Ready=False, Reconciling).
+	ReasonServiceMissing = "ServiceMissing"
 	// ReasonAsExpected: used by Degraded=False when nothing is wrong.
 	ReasonAsExpected = "AsExpected"
 	// ReasonStatusUnknown: the Deployment has not reported this condition yet.

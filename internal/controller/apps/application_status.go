@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // observation is what one reconcile saw of an Application's children. Status
@@ -51,7 +52,7 @@ func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.Appli
 	}
 
 	// Conditions keep their lastTransitionTime while their status holds.
-	status.Conditions = make([]metav1.Condition, 0, 4)
+	status.Conditions = make([]metav1.Condition, 0, 5)
 	for _, set := range []func(*sunappsv1.Application, *observation) metav1.Condition{
 		availableCondition, progressingCondition, degradedCondition, readyCondition,
 	} {
@@ -62,7 +63,26 @@ func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.Appli
 		}
 		meta.SetStatusCondition(&status.Conditions, c)
 	}
+	for _, t := range []string{sunappsv1.ConditionReconciling, sunappsv1.ConditionStalled} {
+		if old := meta.FindStatusCondition(app.Status.Conditions, t); old != nil {
+			status.Conditions = append(status.Conditions, *old)
+		}
+	}
+	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, app.Generation)
 	return status
+}
+
+// readyReasonClasses says which reasons of Ready=False the operator (or the
+// Deployment controller) works on, and which wait for a person.
+var readyReasonClasses = controllers.ReasonClasses{
+	sunappsv1.ReasonRollingOut:            controllers.Working,
+	sunappsv1.ReasonDeploymentUnavailable: controllers.Working,
+	sunappsv1.ReasonDeploymentMissing:     controllers.Working,
+	sunappsv1.ReasonServiceMissing:        controllers.Working,
+	sunappsv1.ReasonResourceConflict:      controllers.Blocked,
+	sunappsv1.ReasonApplyFailed:           controllers.Blocked,
+	sunappsv1.ReasonSelectorImmutable:     controllers.Blocked,
+	sunappsv1.ReasonDeploymentDegraded:    controllers.Blocked,
 }
 
 // availableCondition mirrors the Deployment's Available condition.
@@ -133,7 +153,7 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 	case obs.deployment == nil:
 		return notReady(sunappsv1.ReasonDeploymentMissing, "The Deployment does not exist")
 	case obs.serviceWanted && obs.service == nil:
-		return notReady(sunappsv1.ReasonApplyFailed, "The Service does not exist")
+		return notReady(sunappsv1.ReasonServiceMissing, "The Service does not exist yet")
 	}
 	d := obs.deployment
 	if msg, degraded := deploymentDegraded(d); degraded {

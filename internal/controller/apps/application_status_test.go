@@ -14,11 +14,23 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
+
+// kstatusOf is what Flux, kpt and Config Sync compute from obj.
+func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	g.Expect(err).NotTo(HaveOccurred())
+	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
+	g.Expect(err).NotTo(HaveOccurred())
+	return res.Status
+}
 
 // deployment is a two-replica Deployment at generation 2 with the given status.
 func deployment(status appsv1.DeploymentStatus) *appsv1.Deployment {
@@ -52,42 +64,58 @@ func TestComputeStatusConditions(t *testing.T) {
 		wantAvailable   metav1.ConditionStatus
 		wantProgressing metav1.ConditionStatus
 		wantDegraded    metav1.ConditionStatus
+		wantKStatus     kstatus.Status
 	}{
 		{name: "no Deployment", obs: observation{},
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentMissing,
-			wantAvailable: "False", wantProgressing: "False", wantDegraded: "False"},
+			wantAvailable: "False", wantProgressing: "False", wantDegraded: "False",
+			wantKStatus: kstatus.InProgressStatus},
 		{name: "conflict wins over everything", obs: observation{deployment: deployment(healthy), conflicts: []string{"Service ns/web"}},
 			wantReady: "False", wantReason: sunappsv1.ReasonResourceConflict,
-			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.FailedStatus},
 		{name: "apply failure", obs: observation{deployment: deployment(healthy), failure: &failure{reason: sunappsv1.ReasonApplyFailed, message: "x"}},
 			wantReady: "False", wantReason: sunappsv1.ReasonApplyFailed,
-			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.FailedStatus},
+		{name: "selector immutable", obs: observation{deployment: deployment(healthy),
+			failure: &failure{reason: sunappsv1.ReasonSelectorImmutable, message: "x"}},
+			wantReady: "False", wantReason: sunappsv1.ReasonSelectorImmutable,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.FailedStatus},
 		{name: "Deployment controller has not seen the new generation",
 			obs:       observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 1})},
 			wantReady: "False", wantReason: sunappsv1.ReasonRollingOut,
-			wantAvailable: "Unknown", wantProgressing: "Unknown", wantDegraded: "False"},
+			wantAvailable: "Unknown", wantProgressing: "Unknown", wantDegraded: "False",
+			wantKStatus: kstatus.InProgressStatus},
 		{name: "rolling out", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 1,
 			Conditions: []appsv1.DeploymentCondition{available, progressed}})},
 			wantReady: "False", wantReason: sunappsv1.ReasonRollingOut,
-			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.InProgressStatus},
 		{name: "unavailable", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 1,
 			Conditions: []appsv1.DeploymentCondition{unavailable, progressed}})},
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentUnavailable,
-			wantAvailable: "False", wantProgressing: "True", wantDegraded: "False"},
+			wantAvailable: "False", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.InProgressStatus},
 		{name: "progress deadline exceeded", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2,
 			Conditions: []appsv1.DeploymentCondition{unavailable, deadline}})},
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentDegraded,
-			wantAvailable: "False", wantProgressing: "False", wantDegraded: "True"},
+			wantAvailable: "False", wantProgressing: "False", wantDegraded: "True",
+			wantKStatus: kstatus.FailedStatus},
 		{name: "replica failure", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
 			Conditions: []appsv1.DeploymentCondition{available, progressed, quotaFail}})},
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentDegraded,
-			wantAvailable: "True", wantProgressing: "True", wantDegraded: "True"},
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "True",
+			wantKStatus: kstatus.FailedStatus},
 		{name: "Service wanted but missing", obs: observation{deployment: deployment(healthy), serviceWanted: true},
-			wantReady: "False", wantReason: sunappsv1.ReasonApplyFailed,
-			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+			wantReady: "False", wantReason: sunappsv1.ReasonServiceMissing,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.InProgressStatus},
 		{name: "ready", obs: observation{deployment: deployment(healthy), serviceWanted: true, service: &corev1.Service{}},
 			wantReady: "True", wantReason: sunappsv1.ReasonReady,
-			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False"},
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.CurrentStatus},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,7 +123,6 @@ func TestComputeStatusConditions(t *testing.T) {
 			app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Generation: 7}}
 			st := computeStatus(app, &tt.obs)
 			g.Expect(st.ObservedGeneration).To(Equal(int64(7)))
-			g.Expect(st.Conditions).To(HaveLen(4))
 			for _, c := range st.Conditions {
 				g.Expect(c.ObservedGeneration).To(Equal(int64(7)))
 				g.Expect(c.Reason).NotTo(BeEmpty())
@@ -106,8 +133,41 @@ func TestComputeStatusConditions(t *testing.T) {
 			g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionAvailable).Status).To(Equal(tt.wantAvailable))
 			g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionProgressing).Status).To(Equal(tt.wantProgressing))
 			g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionDegraded).Status).To(Equal(tt.wantDegraded))
+
+			if tt.wantReady == metav1.ConditionTrue {
+				g.Expect(st.Conditions).To(HaveLen(4))
+			} else {
+				g.Expect(st.Conditions).To(HaveLen(5))
+				g.Expect(readyReasonClasses).To(HaveKey(ready.Reason), "every reason of Ready=False is classified")
+			}
+			app.Status = st
+			app.SetGroupVersionKind(sunappsv1.GroupVersion.WithKind("Application"))
+			g.Expect(kstatusOf(g, app)).To(Equal(tt.wantKStatus))
 		})
 	}
+}
+
+// An Application converges from Stalled back to Current: the abnormal
+// conditions go away rather than turn False.
+func TestComputeStatusProgressConditionsFollowReady(t *testing.T) {
+	g := NewWithT(t)
+	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
+	app.Status = computeStatus(app, &observation{conflicts: []string{"Deployment ns/web"}})
+	stalled := meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionStalled)
+	g.Expect(stalled).NotTo(BeNil())
+	g.Expect(stalled.Reason).To(Equal(sunappsv1.ReasonResourceConflict))
+	g.Expect(stalled.Message).To(ContainSubstring("Deployment ns/web"))
+
+	app.Status = computeStatus(app, &observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 1})})
+	g.Expect(meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionStalled)).To(BeNil())
+	g.Expect(meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReconciling)).To(BeTrue())
+
+	app.Status = computeStatus(app, &observation{deployment: deployment(appsv1.DeploymentStatus{
+		ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
+		Conditions: []appsv1.DeploymentCondition{available, progressed}})})
+	g.Expect(meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionReconciling)).To(BeNil())
+	g.Expect(meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionStalled)).To(BeNil())
+	g.Expect(meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)).To(BeTrue())
 }
 
 func TestComputeStatusKeepsTransitionTimeAndMirrorsChildren(t *testing.T) {
