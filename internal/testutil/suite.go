@@ -41,6 +41,9 @@ type Suite struct {
 	Client client.Client
 	// Writes counts the running manager's API writes; a restart replaces it.
 	Writes *WriteCounter
+	// Reconciles counts the running manager's reconciles per object; a
+	// restart replaces it.
+	Reconciles *ReconcileLog
 
 	stop func()
 }
@@ -84,13 +87,15 @@ func fail(err error) int {
 	return 1
 }
 
-// StartManager starts a fresh manager with a fresh write counter, set up by
-// s.Setup, and waits for its caches to sync. Options may tune the manager's
+// StartManager starts a fresh manager with a fresh write counter and
+// reconcile log, set up by s.Setup, and waits for its caches to sync. Options may tune the manager's
 // options (its cache, for instance).
 func (s *Suite) StartManager(options ...func(*ctrl.Options)) error {
 	s.Writes = NewWriteCounter()
+	s.Reconciles = NewReconcileLog()
 	opts := ctrl.Options{
 		Scheme:                 s.Scheme,
+		Logger:                 s.Reconciles.Logger(ctrl.Log),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// Restart tests register the same controllers again in this process.
@@ -138,4 +143,34 @@ func NewG(t *testing.T) *gomega.WithT {
 	g.SetDefaultConsistentlyDuration(time.Second)
 	g.SetDefaultConsistentlyPollingInterval(50 * time.Millisecond)
 	return g
+}
+
+// ExpectQuiet expects the running manager's controller to finish a
+// reconcile of every one of keys since mark (nil: since the manager
+// started) and view to count no write, from its last Drain until 3 s after
+// the last of those reconciles (Events are sent in the background). Without
+// the reconciles, "no write" would hold just as well for a controller that
+// never looked.
+func (s *Suite) ExpectQuiet(g gomega.Gomega, view *WriteView, mark ReconcileMark, controller string, keys ...client.ObjectKey) {
+	s.ExpectReconciled(g, mark, controller, keys...)
+	g.Expect(view.Total()).To(gomega.BeZero(), "writes:\n%s", view)
+	g.Consistently(view.Total, "3s").Should(gomega.BeZero(), func() string { return "writes:\n" + view.String() })
+}
+
+// Keys returns the keys of objs.
+func Keys[T client.Object](objs ...T) []client.ObjectKey {
+	keys := make([]client.ObjectKey, len(objs))
+	for i, obj := range objs {
+		keys[i] = client.ObjectKeyFromObject(obj)
+	}
+	return keys
+}
+
+// ExpectReconciled waits until the running manager's controller has
+// finished a reconcile of every one of keys since mark (nil: since the
+// manager started).
+func (s *Suite) ExpectReconciled(g gomega.Gomega, mark ReconcileMark, controller string, keys ...client.ObjectKey) {
+	g.Eventually(func() []client.ObjectKey {
+		return s.Reconciles.NotReconciledSince(mark, controller, keys...)
+	}).Should(gomega.BeEmpty(), "objects %s has not reconciled", controller)
 }

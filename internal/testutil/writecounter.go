@@ -1,7 +1,11 @@
 package testutil
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,15 +16,34 @@ import (
 
 // WriteCounter counts the mutating requests (POST, PUT, PATCH, DELETE) sent
 // through a rest.Config, so tests can prove a controller is quiet at steady
-// state.
+// state. In selects the writes of one test's objects (its namespace, its
+// cluster-scoped objects), so that what other tests left behind cannot
+// make a test fail or pass.
 type WriteCounter struct {
 	mu     sync.Mutex
-	writes map[string]int
+	writes map[Write]int
+	// eventRegarding remembers what each Event created through the counter
+	// is about: a later PATCH of the Event (a series) names only the Event.
+	eventRegarding map[string]ObjectRef
 }
+
+// Write is one kind of API write: its method and path, and where the
+// object written lives.
+type Write struct {
+	Method, Path string
+	// Namespace is empty for a cluster-scoped object. Name is the object's
+	// (for a POST, the name in the body). Subresource is "status", "scale"…
+	Namespace, Resource, Name, Subresource string
+	// Regarding is the object an Event is about, for a write of an Event.
+	Regarding ObjectRef
+}
+
+// ObjectRef names an object.
+type ObjectRef struct{ Kind, Namespace, Name string }
 
 // NewWriteCounter returns an empty counter.
 func NewWriteCounter() *WriteCounter {
-	return &WriteCounter{writes: map[string]int{}}
+	return &WriteCounter{writes: map[Write]int{}, eventRegarding: map[string]ObjectRef{}}
 }
 
 // Wrap returns a copy of cfg whose requests are counted.
@@ -30,9 +53,9 @@ func (w *WriteCounter) Wrap(cfg *rest.Config) *rest.Config {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 			switch req.Method {
 			case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-				w.mu.Lock()
-				w.writes[req.Method+" "+req.URL.Path]++
-				w.mu.Unlock()
+				var body []byte
+				body, req = readBody(req)
+				w.count(req.Method, req.URL.Path, body)
 			}
 			return rt.RoundTrip(req)
 		})
@@ -40,48 +63,186 @@ func (w *WriteCounter) Wrap(cfg *rest.Config) *rest.Config {
 	return out
 }
 
+// readBody returns the body of req and a request to send in its place
+// (req itself when its body can be read again).
+func readBody(req *http.Request) ([]byte, *http.Request) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, req
+	}
+	if req.GetBody != nil {
+		if rc, err := req.GetBody(); err == nil {
+			defer func() { _ = rc.Close() }()
+			data, _ := io.ReadAll(rc)
+			return data, req
+		}
+	}
+	data, _ := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	out := req.Clone(req.Context())
+	out.Body = io.NopCloser(bytes.NewReader(data))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	return data, out
+}
+
+// count records one write of path with body.
+func (w *WriteCounter) count(method, path string, body []byte) {
+	wr := locate(method, path)
+	var meta struct {
+		Metadata       struct{ Name string } `json:"metadata"`
+		Regarding      *ObjectRef            `json:"regarding"`      // events.k8s.io/v1
+		InvolvedObject *ObjectRef            `json:"involvedObject"` // v1
+	}
+	if len(body) > 0 && body[0] == '{' {
+		_ = json.Unmarshal(body, &meta)
+	}
+	if wr.Name == "" && method == http.MethodPost {
+		wr.Name = meta.Metadata.Name
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if wr.Resource == "events" {
+		ref := meta.Regarding
+		if ref == nil {
+			ref = meta.InvolvedObject
+		}
+		key := wr.Namespace + "/" + wr.Name
+		if ref != nil {
+			w.eventRegarding[key] = *ref
+		}
+		wr.Regarding = w.eventRegarding[key]
+	}
+	w.writes[wr]++
+}
+
+// locate reads where the object of an API path lives: /api/v1/… or
+// /apis/<group>/<version>/…, then [namespaces/<ns>/]<resource>[/<name>[/<subresource>]].
+func locate(method, path string) Write {
+	wr := Write{Method: method, Path: path}
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case len(parts) >= 2 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 3 && parts[0] == "apis":
+		parts = parts[3:]
+	default:
+		return wr
+	}
+	if len(parts) >= 3 && parts[0] == "namespaces" {
+		wr.Namespace, parts = parts[1], parts[2:]
+	}
+	for i, p := range []*string{&wr.Resource, &wr.Name, &wr.Subresource} {
+		if i < len(parts) {
+			*p = parts[i]
+		}
+	}
+	return wr
+}
+
+// Scope selects writes: those of one test's objects.
+type Scope func(Write) bool
+
+// InNamespace selects the writes of objects in namespace ns, the Events
+// about them included.
+func InNamespace(ns string) Scope {
+	return func(w Write) bool { return w.Namespace == ns }
+}
+
+// ClusterObject selects the writes of the cluster-scoped object of kind
+// (resource, such as "guestbooks", in paths) named name, and of the Events
+// about it (which live in the default namespace).
+func ClusterObject(resource, kind, name string) Scope {
+	return func(w Write) bool {
+		if w.Resource == "events" {
+			return w.Regarding == ObjectRef{Kind: kind, Name: name}
+		}
+		return w.Namespace == "" && w.Resource == resource && w.Name == name
+	}
+}
+
+// In returns a view of the writes matching any of scopes.
+func (w *WriteCounter) In(scopes ...Scope) *WriteView {
+	return &WriteView{counter: w, match: func(wr Write) bool {
+		return slices.ContainsFunc(scopes, func(s Scope) bool { return s(wr) })
+	}}
+}
+
+// all is the view of every write.
+func (w *WriteCounter) all() *WriteView {
+	return &WriteView{counter: w, match: func(Write) bool { return true }}
+}
+
 // Reset forgets every counted write.
 func (w *WriteCounter) Reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.writes = map[string]int{}
+	w.writes = map[Write]int{}
 }
 
 // Drain returns the number of writes counted since the last Reset or
+// Drain, and forgets them; see WriteView.Drain.
+func (w *WriteCounter) Drain() int { return w.all().Drain() }
+
+// Total returns the number of writes counted since the last Reset.
+func (w *WriteCounter) Total() int { return w.all().Total() }
+
+// String lists the counted writes, one "METHOD path xN" per line.
+func (w *WriteCounter) String() string { return w.all().String() }
+
+// WriteView is the part of a WriteCounter's writes that a Scope selects.
+type WriteView struct {
+	counter *WriteCounter
+	match   func(Write) bool
+}
+
+// Drain returns the number of the view's writes counted since the last
 // Drain, and forgets them. Polled every second until it returns 0, it waits
 // for a controller to settle: the last writes of a convergence (such as a
 // status write racing the controller's own cache, refused with a Conflict)
 // may come just after the state a test waits for is visible.
-func (w *WriteCounter) Drain() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := w.total()
-	w.writes = map[string]int{}
+func (v *WriteView) Drain() int {
+	v.counter.mu.Lock()
+	defer v.counter.mu.Unlock()
+	n := v.total()
+	maps.DeleteFunc(v.counter.writes, func(wr Write, _ int) bool { return v.match(wr) })
 	return n
 }
 
-// Total returns the number of writes counted since the last Reset.
-func (w *WriteCounter) Total() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.total()
+// Total returns the number of the view's writes.
+func (v *WriteView) Total() int {
+	v.counter.mu.Lock()
+	defer v.counter.mu.Unlock()
+	return v.total()
 }
 
-// total sums the counted writes; w.mu is held.
-func (w *WriteCounter) total() int {
+// total sums the view's writes; the counter's mu is held.
+func (v *WriteView) total() int {
 	n := 0
-	for _, c := range w.writes {
-		n += c
+	for wr, c := range v.counter.writes {
+		if v.match(wr) {
+			n += c
+		}
 	}
 	return n
 }
 
-// String lists the counted writes, one "METHOD path xN" per line.
-func (w *WriteCounter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	lines := make([]string, 0, len(w.writes))
-	for k, c := range w.writes {
+// String lists the view's writes, one "METHOD path xN" per line (Events
+// with the object they are about).
+func (v *WriteView) String() string {
+	v.counter.mu.Lock()
+	defer v.counter.mu.Unlock()
+	byPath := map[string]int{}
+	for wr, c := range v.counter.writes {
+		if !v.match(wr) {
+			continue
+		}
+		key := wr.Method + " " + wr.Path
+		if wr.Resource == "events" {
+			key += fmt.Sprintf(" (about %s %s/%s)", wr.Regarding.Kind, wr.Regarding.Namespace, wr.Regarding.Name)
+		}
+		byPath[key] += c
+	}
+	lines := make([]string, 0, len(byPath))
+	for k, c := range byPath {
 		lines = append(lines, fmt.Sprintf("%s x%d", k, c))
 	}
 	slices.Sort(lines)
