@@ -16,7 +16,9 @@ limitations under the License.
 
 package v1
 
-// Condition types of a Guestbook. Both have positive polarity: True is good.
+// Condition types of a Guestbook. Ready and Available have positive
+// polarity: True is good. Reconciling and Stalled are abnormal-true: they
+// exist only while True, and carry Ready's reason and message.
 const (
 	// ConditionReady is True when the workload matches the spec, every one
 	// of spec.size instances is ready and one of them is active.
@@ -25,26 +27,46 @@ const (
 	// ConditionAvailable is True when an active instance serves: the
 	// Service of the Guestbook has a ready Pod behind it.
 	ConditionAvailable = "Available"
+
+	// ConditionReconciling is True while Ready is not True for a reason the
+	// operator or the StatefulSet controller works on (RollingOut,
+	// InstancesNotReady): kstatus (Flux, kpt, Config Sync) reports the
+	// Guestbook InProgress.
+	ConditionReconciling = "Reconciling"
+
+	// ConditionStalled is True while Ready is not True for a reason that
+	// lasts until a person acts (NamespaceNotFound, ResourceConflict):
+	// kstatus reports the Guestbook Failed, so a GitOps apply fails at once
+	// instead of timing out.
+	ConditionStalled = "Stalled"
 )
 
-// Reasons of the Guestbook conditions.
+// Reasons of the Guestbook conditions; docs/conditions.md has the whole
+// table.
 const (
 	// ReasonInstancesReady (Ready=True): every instance is ready and one is
 	// active.
 	ReasonInstancesReady = "InstancesReady"
 
-	// ReasonInstancesNotReady (Ready=False): fewer instances are ready than
-	// spec.size asks for (starting, rolling, scaling or failing).
+	// ReasonRollingOut (Ready=False, Reconciling): the StatefulSet has not
+	// yet rolled its current spec out to every instance (its controller has
+	// not seen the latest generation, some instances run an older revision,
+	// or the update revision is not yet the current one).
+	ReasonRollingOut = "RollingOut"
+
+	// ReasonInstancesNotReady (Ready=False, Reconciling): fewer instances
+	// are ready than spec.size asks for (starting, scaling or failing).
 	ReasonInstancesNotReady = "InstancesNotReady"
 
-	// ReasonNamespaceNotFound (Ready=False, Available=False): spec.namespace
-	// does not exist. The Guestbook recovers by itself once it is created.
+	// ReasonNamespaceNotFound (Ready=False, Available=False, Stalled):
+	// spec.namespace does not exist. Someone must create it; the Guestbook
+	// then recovers by itself.
 	ReasonNamespaceNotFound = "NamespaceNotFound"
 
-	// ReasonResourceConflict (Ready=False, Available=False): an object the
-	// operator needs to create (StatefulSet or Service named after the
-	// Guestbook) already exists and belongs to someone else. The operator
-	// leaves it alone; the message names it.
+	// ReasonResourceConflict (Ready=False, Available=False, Stalled): an
+	// object the operator needs to create (StatefulSet or Service named
+	// after the Guestbook) already exists and belongs to someone else. The
+	// operator leaves it alone; the message names it.
 	ReasonResourceConflict = "ResourceConflict"
 
 	// ReasonActiveInstanceServing (Available=True): a ready instance is

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,6 +48,11 @@ type observation struct {
 	// active and standby are the outcome of the election.
 	active  string
 	standby []string
+	// statefulSet is the Guestbook's StatefulSet as last read or as the
+	// apply returned it (its metadata.generation, spec.replicas and
+	// status); nil when it was not read, and then its rollout is not
+	// judged.
+	statefulSet *appsv1.StatefulSet
 }
 
 func (o observation) readyReplicas() int32 {
@@ -70,19 +76,62 @@ func setStatus(gb *webappv1.Guestbook, obs observation) {
 	gb.Status.ReadyReplicas = obs.readyReplicas()
 	setReadyCondition(gb, obs)
 	setAvailableCondition(gb, obs)
+	controllers.SetProgressConditions(&gb.Status.Conditions, readyReasonClasses, gb.Generation)
+}
+
+// readyReasonClasses says which reasons of Ready=False the operator (or the
+// StatefulSet controller) works on, and which wait for a person.
+var readyReasonClasses = controllers.ReasonClasses{
+	webappv1.ReasonRollingOut:        controllers.Working,
+	webappv1.ReasonInstancesNotReady: controllers.Working,
+	webappv1.ReasonNamespaceNotFound: controllers.Blocked,
+	webappv1.ReasonResourceConflict:  controllers.Blocked,
+}
+
+// statefulSetRollingOut says, for a person, how far the StatefulSet is from
+// running its current spec everywhere; empty once it does. It follows
+// kstatus's rules for StatefulSets: the StatefulSet controller saw the
+// latest generation, every replica runs the update revision, and that
+// revision became the current one.
+func statefulSetRollingOut(sts *appsv1.StatefulSet) string {
+	if sts == nil {
+		return ""
+	}
+	replicas := int32(1)
+	if sts.Spec.Replicas != nil {
+		replicas = *sts.Spec.Replicas
+	}
+	st := sts.Status
+	switch {
+	case st.ObservedGeneration < sts.Generation:
+		return fmt.Sprintf("StatefulSet %s/%s has not yet seen generation %d of its spec",
+			sts.Namespace, sts.Name, sts.Generation)
+	case st.UpdatedReplicas < replicas:
+		return fmt.Sprintf("StatefulSet %s/%s is rolling out: %d of %d instances updated",
+			sts.Namespace, sts.Name, st.UpdatedReplicas, replicas)
+	case st.CurrentRevision != st.UpdateRevision:
+		return fmt.Sprintf("StatefulSet %s/%s is rolling out: revision %s is not yet current (%s is)",
+			sts.Namespace, sts.Name, st.UpdateRevision, st.CurrentRevision)
+	}
+	return ""
 }
 
 // setReadyCondition sets the Ready condition of gb from obs.
 func setReadyCondition(gb *webappv1.Guestbook, obs observation) {
 	cond := metav1.Condition{Type: webappv1.ConditionReady, Status: metav1.ConditionFalse, ObservedGeneration: gb.Generation}
 	ready := obs.readyReplicas()
+	rollout := statefulSetRollingOut(obs.statefulSet)
 	switch {
 	case obs.namespaceMissing:
 		cond.Reason = webappv1.ReasonNamespaceNotFound
-		cond.Message = fmt.Sprintf("Namespace %s does not exist", obs.namespace)
+		cond.Message = fmt.Sprintf("Namespace %s does not exist (or is being deleted); the Guestbook starts once it is created",
+			obs.namespace)
 	case obs.conflict != "":
 		cond.Reason = webappv1.ReasonResourceConflict
 		cond.Message = obs.conflict
+	case rollout != "":
+		cond.Reason = webappv1.ReasonRollingOut
+		cond.Message = fmt.Sprintf("%s; %d of %d instances ready", rollout, ready, obs.size)
 	case obs.active == "" || ready != obs.size || int32(len(obs.instances)) != obs.size:
 		cond.Reason = webappv1.ReasonInstancesNotReady
 		cond.Message = fmt.Sprintf("%d of %d instances ready (%d present)", ready, obs.size, len(obs.instances))

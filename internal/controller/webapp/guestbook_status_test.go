@@ -21,11 +21,39 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 )
+
+// kstatusOf is what Flux, kpt and Config Sync compute from obj.
+func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	g.Expect(err).NotTo(HaveOccurred())
+	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
+	g.Expect(err).NotTo(HaveOccurred())
+	return res.Status
+}
+
+// statefulSet is a StatefulSet of the given size at generation 3 whose
+// status is changed by edit; unedited, it has rolled out revision gb-2.
+func statefulSet(size int32, edit func(*appsv1.StatefulSetStatus)) *appsv1.StatefulSet {
+	sts := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gb", Generation: 3},
+		Spec:       appsv1.StatefulSetSpec{Replicas: &size},
+		Status: appsv1.StatefulSetStatus{ObservedGeneration: 3, Replicas: size, ReadyReplicas: size,
+			CurrentReplicas: size, UpdatedReplicas: size, CurrentRevision: "gb-2", UpdateRevision: "gb-2"},
+	}
+	if edit != nil {
+		edit(&sts.Status)
+	}
+	return sts
+}
 
 func readyInstances(ready ...bool) []instance {
 	out := make([]instance, len(ready))
@@ -42,42 +70,82 @@ var conditionTests = []struct {
 	wantReadyWhy  string
 	wantAvailable metav1.ConditionStatus
 	wantAvailWhy  string
+	wantKStatus   kstatus.Status
 }{
 	{
 		name:         "namespace missing",
 		obs:          observation{namespace: "ns", namespaceMissing: true, size: 3},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonNamespaceNotFound, wantAvailable: metav1.ConditionFalse, wantAvailWhy: webappv1.ReasonNamespaceNotFound,
+		wantKStatus: kstatus.FailedStatus,
 	},
 	{
 		name:         "conflict",
 		obs:          observation{namespace: "ns", conflict: "StatefulSet ns/gb exists", size: 3},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonResourceConflict, wantAvailable: metav1.ConditionFalse, wantAvailWhy: webappv1.ReasonResourceConflict,
+		wantKStatus: kstatus.FailedStatus,
 	},
 	{
 		name:         "no pods yet",
 		obs:          observation{namespace: "ns", size: 3},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonInstancesNotReady, wantAvailable: metav1.ConditionFalse, wantAvailWhy: webappv1.ReasonNoReadyInstance,
+		wantKStatus: kstatus.InProgressStatus,
 	},
 	{
 		name:         "some ready, one active",
 		obs:          observation{namespace: "ns", size: 3, instances: readyInstances(true, false, true), active: "gb-0", standby: []string{"gb-1", "gb-2"}},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonInstancesNotReady, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
+		wantKStatus: kstatus.InProgressStatus,
 	},
 	{
 		name:         "all ready but more pods than size (scaling down)",
 		obs:          observation{namespace: "ns", size: 2, instances: readyInstances(true, true, true), active: "gb-0", standby: []string{"gb-1", "gb-2"}},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonInstancesNotReady, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
+		wantKStatus: kstatus.InProgressStatus,
 	},
 	{
-		name:         "all ready",
-		obs:          observation{namespace: "ns", size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"}},
+		name: "all ready but the StatefulSet has not seen the new spec",
+		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+			statefulSet: statefulSet(3, func(st *appsv1.StatefulSetStatus) { st.ObservedGeneration = 2 })},
+		wantReady:    metav1.ConditionFalse,
+		wantReadyWhy: webappv1.ReasonRollingOut, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
+		wantKStatus: kstatus.InProgressStatus,
+	},
+	{
+		name: "all ready but an instance runs the old revision",
+		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+			statefulSet: statefulSet(3, func(st *appsv1.StatefulSetStatus) { st.UpdatedReplicas, st.UpdateRevision = 2, "gb-3" })},
+		wantReady:    metav1.ConditionFalse,
+		wantReadyWhy: webappv1.ReasonRollingOut, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
+		wantKStatus: kstatus.InProgressStatus,
+	},
+	{
+		name: "all updated but the update revision is not yet current",
+		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+			statefulSet: statefulSet(3, func(st *appsv1.StatefulSetStatus) { st.UpdateRevision = "gb-3" })},
+		wantReady:    metav1.ConditionFalse,
+		wantReadyWhy: webappv1.ReasonRollingOut, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
+		wantKStatus: kstatus.InProgressStatus,
+	},
+	{
+		name: "rolling out and an instance not ready",
+		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, false), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+			statefulSet: statefulSet(3, func(st *appsv1.StatefulSetStatus) { st.UpdatedReplicas, st.UpdateRevision = 1, "gb-3" })},
+		wantReady:    metav1.ConditionFalse,
+		wantReadyWhy: webappv1.ReasonRollingOut, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
+		wantKStatus: kstatus.InProgressStatus,
+	},
+	{
+		name: "all ready",
+		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+			statefulSet: statefulSet(3, nil)},
 		wantReady:    metav1.ConditionTrue,
 		wantReadyWhy: webappv1.ReasonInstancesReady, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
+		wantKStatus: kstatus.CurrentStatus,
 	},
 }
 
@@ -108,6 +176,75 @@ func TestSetAvailableCondition(t *testing.T) {
 			g.Expect(c.Status).To(Equal(tt.wantAvailable))
 			g.Expect(c.Reason).To(Equal(tt.wantAvailWhy))
 			g.Expect(c.Message).NotTo(BeEmpty())
+		})
+	}
+}
+
+// TestSetStatusKStatus checks what GitOps tools make of every status:
+// Reconciling or Stalled carry Ready's reason, exist only while True, and
+// kstatus reports Current, InProgress or Failed.
+func TestSetStatusKStatus(t *testing.T) {
+	for _, tt := range conditionTests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			gb := &webappv1.Guestbook{ObjectMeta: metav1.ObjectMeta{Name: "gb", Generation: 4}}
+			gb.SetGroupVersionKind(webappv1.GroupVersion.WithKind("Guestbook"))
+			setStatus(gb, tt.obs)
+			g.Expect(kstatusOf(g, gb)).To(Equal(tt.wantKStatus))
+
+			reconciling := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionReconciling)
+			stalled := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionStalled)
+			switch tt.wantKStatus {
+			case kstatus.CurrentStatus:
+				g.Expect(reconciling).To(BeNil())
+				g.Expect(stalled).To(BeNil())
+			case kstatus.InProgressStatus:
+				g.Expect(stalled).To(BeNil())
+				g.Expect(reconciling.Reason).To(Equal(tt.wantReadyWhy))
+			case kstatus.FailedStatus:
+				g.Expect(reconciling).To(BeNil())
+				g.Expect(stalled.Reason).To(Equal(tt.wantReadyWhy))
+			}
+			if tt.wantReady != metav1.ConditionTrue {
+				g.Expect(readyReasonClasses).To(HaveKey(tt.wantReadyWhy), "every reason of Ready=False is classified")
+			}
+		})
+	}
+}
+
+func TestStatefulSetRollingOut(t *testing.T) {
+	tests := []struct {
+		name string
+		sts  *appsv1.StatefulSet
+		want string // a part of the message, empty when rolled out
+	}{
+		{name: "not read", sts: nil, want: ""},
+		{name: "rolled out", sts: statefulSet(2, nil), want: ""},
+		{name: "new generation not seen", sts: statefulSet(2, func(st *appsv1.StatefulSetStatus) { st.ObservedGeneration = 2 }),
+			want: "not yet seen generation 3"},
+		{name: "instances updating", sts: statefulSet(2, func(st *appsv1.StatefulSetStatus) {
+			st.UpdatedReplicas, st.UpdateRevision = 1, "gb-3"
+		}), want: "1 of 2 instances updated"},
+		{name: "scaling up", sts: statefulSet(2, func(st *appsv1.StatefulSetStatus) { st.UpdatedReplicas = 1 }),
+			want: "1 of 2 instances updated"},
+		{name: "revision not yet current", sts: statefulSet(2, func(st *appsv1.StatefulSetStatus) { st.UpdateRevision = "gb-3" }),
+			want: "revision gb-3 is not yet current (gb-2 is)"},
+		{name: "replicas unset means one", sts: func() *appsv1.StatefulSet {
+			sts := statefulSet(1, nil)
+			sts.Spec.Replicas = nil
+			return sts
+		}(), want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got := statefulSetRollingOut(tt.sts)
+			if tt.want == "" {
+				g.Expect(got).To(BeEmpty())
+				return
+			}
+			g.Expect(got).To(ContainSubstring(tt.want))
+			g.Expect(got).To(ContainSubstring("StatefulSet ns/gb"))
 		})
 	}
 }
