@@ -16,8 +16,9 @@ limitations under the License.
 
 package v1
 
-// Condition types of a MyCustomResource. All have positive polarity: True is
-// the good state.
+// Condition types of a MyCustomResource. FriendFound, FriendReady and Ready
+// have positive polarity: True is the good state. Reconciling is
+// abnormal-true: it exists only while True.
 const (
 	// ConditionFriendFound is True while the friend Pod exists in the
 	// MyCustomResource's namespace and is not being deleted. It mirrors
@@ -33,9 +34,19 @@ const (
 	// ready. When it is not True its reason is the reason of the first
 	// condition (FriendFound, then FriendReady) that is not True.
 	ConditionReady = "Ready"
+
+	// ConditionReconciling is True, with Ready's reason and message, while
+	// Ready is not True: kstatus (Flux, kpt, Config Sync) reports the
+	// MyCustomResource InProgress until its friend is ready. Every reason of
+	// a MyCustomResource is one that resolves without the operator's user
+	// acting on it: the friend Pod comes from elsewhere (often the same
+	// apply), so its absence is waited for, not reported as a failure. A
+	// MyCustomResource is therefore never Stalled.
+	ConditionReconciling = "Reconciling"
 )
 
-// Reasons of the MyCustomResource conditions.
+// Reasons of the MyCustomResource conditions; docs/conditions.md has the
+// whole table. Every reason of Ready=False or Unknown sets Reconciling.
 const (
 	// ReasonPodFound: the friend Pod exists and is not being deleted
 	// (FriendFound=True).

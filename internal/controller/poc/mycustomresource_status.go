@@ -24,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // friendObservation is what one reconcile saw of the friend Pod.
@@ -48,6 +49,17 @@ func computeStatus(obj *pocv1.MyCustomResource, obs friendObservation) {
 	setFriendFoundCondition(obj, obs)
 	setFriendReadyCondition(obj, obs)
 	setReadyCondition(obj, obs)
+	controllers.SetProgressConditions(&obj.Status.Conditions, readyReasonClasses, obj.Generation)
+}
+
+// readyReasonClasses: a MyCustomResource waits for its friend Pod, which
+// comes from elsewhere; none of its reasons needs the operator's user to
+// act on the MyCustomResource, so none stalls it.
+var readyReasonClasses = controllers.ReasonClasses{
+	pocv1.ReasonPodNotFound:         controllers.Working,
+	pocv1.ReasonPodDeleting:         controllers.Working,
+	pocv1.ReasonPodNotReady:         controllers.Working,
+	pocv1.ReasonPodReadinessUnknown: controllers.Working,
 }
 
 func setFriendFoundCondition(obj *pocv1.MyCustomResource, obs friendObservation) {

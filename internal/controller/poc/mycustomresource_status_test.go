@@ -24,9 +24,21 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 )
+
+// kstatusOf is what Flux, kpt and Config Sync compute from obj.
+func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	g.Expect(err).NotTo(HaveOccurred())
+	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
+	g.Expect(err).NotTo(HaveOccurred())
+	return res.Status
+}
 
 // testFriend is the friend Pod of the status tests.
 const testFriend = "joe"
@@ -56,6 +68,7 @@ func TestComputeStatus(t *testing.T) {
 		obs                       friendObservation
 		healthy                   bool
 		found, ready, readySumary want
+		kstatus                   kstatus.Status
 	}{
 		{
 			name:        "no pod",
@@ -63,6 +76,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionFalse, pocv1.ReasonPodNotFound},
 			ready:       want{metav1.ConditionFalse, pocv1.ReasonPodNotFound},
 			readySumary: want{metav1.ConditionFalse, pocv1.ReasonPodNotFound},
+			kstatus:     kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod being deleted",
@@ -70,6 +84,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionFalse, pocv1.ReasonPodDeleting},
 			ready:       want{metav1.ConditionFalse, pocv1.ReasonPodDeleting},
 			readySumary: want{metav1.ConditionFalse, pocv1.ReasonPodDeleting},
+			kstatus:     kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod without Ready condition",
@@ -78,6 +93,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
 			readySumary: want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
+			kstatus:     kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod Ready Unknown",
@@ -86,6 +102,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
 			readySumary: want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
+			kstatus:     kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod not ready",
@@ -94,6 +111,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionFalse, pocv1.ReasonPodNotReady},
 			readySumary: want{metav1.ConditionFalse, pocv1.ReasonPodNotReady},
+			kstatus:     kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod ready",
@@ -102,6 +120,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionTrue, pocv1.ReasonPodReady},
 			readySumary: want{metav1.ConditionTrue, pocv1.ReasonPodReady},
+			kstatus:     kstatus.CurrentStatus,
 		},
 	}
 	for _, tt := range tests {
@@ -124,7 +143,18 @@ func TestComputeStatus(t *testing.T) {
 
 			g.Expect(obj.Status.Healthy).To(Equal(tt.healthy))
 			g.Expect(obj.Status.ObservedGeneration).To(Equal(int64(3)))
-			g.Expect(obj.Status.Conditions).To(HaveLen(3))
+			wantConditions := 3
+			if tt.readySumary.status != metav1.ConditionTrue {
+				wantConditions++ // Reconciling
+				reconciling := meta.FindStatusCondition(obj.Status.Conditions, pocv1.ConditionReconciling)
+				g.Expect(reconciling).NotTo(BeNil())
+				g.Expect(reconciling.Status).To(Equal(metav1.ConditionTrue))
+				g.Expect(reconciling.Reason).To(Equal(tt.readySumary.reason))
+				g.Expect(readyReasonClasses).To(HaveKey(tt.readySumary.reason), "every reason of Ready is classified")
+			}
+			g.Expect(obj.Status.Conditions).To(HaveLen(wantConditions))
+			obj.SetGroupVersionKind(pocv1.GroupVersion.WithKind("MyCustomResource"))
+			g.Expect(kstatusOf(g, obj)).To(Equal(tt.kstatus))
 			for condType, w := range map[string]want{
 				pocv1.ConditionFriendFound: tt.found,
 				pocv1.ConditionFriendReady: tt.ready,
