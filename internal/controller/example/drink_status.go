@@ -19,10 +19,13 @@ package example
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // computeStatus sets the whole status of drink from the observation. It
@@ -36,6 +39,25 @@ func computeStatus(drink *examplev1.Drink, obs configMapObservation) {
 	}
 	setConfigMapSyncedCondition(drink, obs)
 	setReadyCondition(drink, obs)
+	controllers.SetProgressConditions(&drink.Status.Conditions, readyReasonClasses, drink.Generation)
+}
+
+// readyReasonClasses says which reasons of Ready=False the operator works
+// on, and which wait for a person.
+var readyReasonClasses = controllers.ReasonClasses{
+	examplev1.ReasonApplyFailed:      controllers.Working,
+	examplev1.ReasonApplyRejected:    controllers.Blocked,
+	examplev1.ReasonResourceConflict: controllers.Blocked,
+}
+
+// rejected tells whether the API server refused the ConfigMap for good:
+// invalid, or forbidden other than because its namespace is going away
+// (then the Drink goes too).
+func rejected(err error) bool {
+	if apierrors.IsForbidden(err) {
+		return !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
+	}
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
 }
 
 func setConfigMapSyncedCondition(drink *examplev1.Drink, obs configMapObservation) {
@@ -62,6 +84,9 @@ func configMapSyncedCondition(drink *examplev1.Drink, obs configMapObservation) 
 	case obs.conflict != nil:
 		c.Status, c.Reason = metav1.ConditionFalse, examplev1.ReasonResourceConflict
 		c.Message = conflictMessage(ref, obs.conflict)
+	case obs.err != nil && rejected(obs.err):
+		c.Status, c.Reason = metav1.ConditionFalse, examplev1.ReasonApplyRejected
+		c.Message = obs.err.Error()
 	case obs.err != nil:
 		c.Status, c.Reason = metav1.ConditionFalse, examplev1.ReasonApplyFailed
 		c.Message = obs.err.Error()

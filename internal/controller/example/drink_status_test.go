@@ -18,17 +18,40 @@ package example
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 )
 
+// kstatusOf is what Flux, kpt and Config Sync compute from obj.
+func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	g.Expect(err).NotTo(HaveOccurred())
+	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
+	g.Expect(err).NotTo(HaveOccurred())
+	return res.Status
+}
+
 func TestComputeDrinkStatus(t *testing.T) {
+	configMaps := schema.GroupResource{Resource: "configmaps"}
+	invalid := apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, testDrink,
+		field.ErrorList{field.TooLong(field.NewPath("data"), "", 1<<20)})
+	quota := apierrors.NewForbidden(configMaps, testDrink, errors.New("exceeded quota: cm-quota"))
+	terminating := apierrors.NewForbidden(configMaps, testDrink, errors.New("namespace ns is being terminated"))
+	terminating.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause}}
 	tests := []struct {
 		name          string
 		obs           configMapObservation
@@ -36,6 +59,7 @@ func TestComputeDrinkStatus(t *testing.T) {
 		wantReason    string
 		wantMessage   []string
 		wantConfigMap string
+		wantKStatus   kstatus.Status
 	}{
 		{
 			name:          "synced",
@@ -44,6 +68,7 @@ func TestComputeDrinkStatus(t *testing.T) {
 			wantReason:    examplev1.ReasonSynced,
 			wantMessage:   []string{"ns/order"},
 			wantConfigMap: testDrink,
+			wantKStatus:   kstatus.CurrentStatus,
 		},
 		{
 			name:        "foreign ConfigMap without controller",
@@ -51,6 +76,7 @@ func TestComputeDrinkStatus(t *testing.T) {
 			wantStatus:  metav1.ConditionFalse,
 			wantReason:  examplev1.ReasonResourceConflict,
 			wantMessage: []string{"ConfigMap ns/order", "no controller"},
+			wantKStatus: kstatus.FailedStatus,
 		},
 		{
 			name:        "ConfigMap controlled by something else",
@@ -58,6 +84,7 @@ func TestComputeDrinkStatus(t *testing.T) {
 			wantStatus:  metav1.ConditionFalse,
 			wantReason:  examplev1.ReasonResourceConflict,
 			wantMessage: []string{"ConfigMap ns/order", "controlled by Drink/order"},
+			wantKStatus: kstatus.FailedStatus,
 		},
 		{
 			name:        "apply failed",
@@ -65,6 +92,31 @@ func TestComputeDrinkStatus(t *testing.T) {
 			wantStatus:  metav1.ConditionFalse,
 			wantReason:  examplev1.ReasonApplyFailed,
 			wantMessage: []string{"boom"},
+			wantKStatus: kstatus.InProgressStatus,
+		},
+		{
+			name:        "ConfigMap invalid",
+			obs:         configMapObservation{name: testDrink, err: fmt.Errorf("applying ConfigMap ns/order: %w", invalid)},
+			wantStatus:  metav1.ConditionFalse,
+			wantReason:  examplev1.ReasonApplyRejected,
+			wantMessage: []string{"applying ConfigMap ns/order", "data"},
+			wantKStatus: kstatus.FailedStatus,
+		},
+		{
+			name:        "ConfigMap forbidden by a quota",
+			obs:         configMapObservation{name: testDrink, err: fmt.Errorf("applying ConfigMap ns/order: %w", quota)},
+			wantStatus:  metav1.ConditionFalse,
+			wantReason:  examplev1.ReasonApplyRejected,
+			wantMessage: []string{"exceeded quota"},
+			wantKStatus: kstatus.FailedStatus,
+		},
+		{
+			name:        "namespace terminating",
+			obs:         configMapObservation{name: testDrink, err: fmt.Errorf("applying ConfigMap ns/order: %w", terminating)},
+			wantStatus:  metav1.ConditionFalse,
+			wantReason:  examplev1.ReasonApplyFailed,
+			wantMessage: []string{"being terminated"},
+			wantKStatus: kstatus.InProgressStatus,
 		},
 	}
 	for _, tt := range tests {
@@ -85,7 +137,22 @@ func TestComputeDrinkStatus(t *testing.T) {
 
 			g.Expect(drink.Status.ObservedGeneration).To(Equal(int64(4)))
 			g.Expect(drink.Status.ConfigMapName).To(Equal(tt.wantConfigMap))
-			g.Expect(drink.Status.Conditions).To(HaveLen(2))
+			drink.SetGroupVersionKind(examplev1.GroupVersion.WithKind("Drink"))
+			g.Expect(kstatusOf(g, drink)).To(Equal(tt.wantKStatus))
+			progress := map[kstatus.Status]string{
+				kstatus.InProgressStatus: examplev1.ConditionReconciling,
+				kstatus.FailedStatus:     examplev1.ConditionStalled,
+			}[tt.wantKStatus]
+			if progress == "" {
+				g.Expect(drink.Status.Conditions).To(HaveLen(2))
+			} else {
+				g.Expect(drink.Status.Conditions).To(HaveLen(3))
+				c := meta.FindStatusCondition(drink.Status.Conditions, progress)
+				g.Expect(c).NotTo(BeNil(), progress)
+				g.Expect(c.Status).To(Equal(metav1.ConditionTrue), progress)
+				g.Expect(c.Reason).To(Equal(tt.wantReason), progress)
+				g.Expect(readyReasonClasses).To(HaveKey(tt.wantReason), "every reason of Ready=False is classified")
+			}
 			for _, condType := range []string{examplev1.ConditionReady, examplev1.ConditionConfigMapSynced} {
 				c := meta.FindStatusCondition(drink.Status.Conditions, condType)
 				g.Expect(c).NotTo(BeNil(), condType)
