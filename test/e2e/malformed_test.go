@@ -9,9 +9,14 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
 // malformedNamespace holds the objects of TestMalformedManifestsAreRejected.
@@ -132,9 +137,11 @@ func malformedManifests() []malformed {
 		{name: "port is a string", kind: applicationGVK,
 			manifest: app("m-a14", appWith("port: 80", "port: eighty")),
 			want:     []string{"ports.port", "int32"}},
-		{name: "nodePort outside the node port range", kind: applicationGVK,
-			manifest: app("m-a15", appWith("nodePort: 30081", "nodePort: 20000")),
-			want:     []string{"spec.service.ports[0].nodePort", "between 30000 and 32767"}},
+		// A nodePort outside the cluster's node port range is not malformed:
+		// TestNodePortOutsideTheClusterRangeStallsTheApplication.
+		{name: "nodePort not a port number", kind: applicationGVK,
+			manifest: app("m-a15", appWith("nodePort: 30081", "nodePort: 70000")),
+			want:     []string{"spec.service.ports[0].nodePort", "between 1 and 65535"}},
 		{name: "nodePort on a ClusterIP Service", kind: applicationGVK,
 			manifest: app("m-a16", appWith("type: NodePort", "type: ClusterIP")),
 			want:     []string{"spec.service.ports", "nodePort may only be set when type is NodePort or LoadBalancer"}},
@@ -297,4 +304,43 @@ func snapshot(g Gomega, kind schema.GroupVersionKind) map[string]string {
 		out[item.GetName()] = string(state)
 	}
 	return out
+}
+
+// TestNodePortOutsideTheClusterRangeStallsTheApplication applies an
+// Application whose nodePort lies outside the cluster's
+// --service-node-port-range (the default 30000-32767 here). Only the API
+// server knows that range, so the Application is accepted, its Service is
+// refused, and the Application reports it: Ready=False with reason
+// ApplyFailed and the API server's message, Stalled=True, which kstatus
+// (Flux, kpt, Config Sync) reads as Failed.
+func TestNodePortOutsideTheClusterRangeStallsTheApplication(t *testing.T) {
+	g := NewWithT(t)
+	const namespace = "node-port-range"
+	mustSh(t, nil, kubectl, "create", "namespace", namespace)
+	dumpOnFailure(t, namespace, "applications", "deployments", "services")
+	t.Cleanup(func() { _, _ = sh(t, nil, kubectl, "delete", "namespace", namespace, "--wait=false") })
+
+	manifest := strings.Replace(app("outside", appWith("nodePort: 30081", "nodePort: 20000")),
+		"namespace: "+malformedNamespace, "namespace: "+namespace, 1)
+	mustSh(t, []byte(manifest), kubectl, "apply", "-f", "-")
+
+	key := client.ObjectKey{Namespace: namespace, Name: "outside"}
+	g.Eventually(func(g Gomega) {
+		got := &sunappsv1.Application{}
+		g.Expect(admin.Get(ctx(), key, got)).To(Succeed())
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+		ready := meta.FindStatusCondition(got.Status.Conditions, sunappsv1.ConditionReady)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Reason).To(Equal(sunappsv1.ReasonApplyFailed))
+		g.Expect(ready.Message).To(ContainSubstring("nodePort"))
+		stalled := meta.FindStatusCondition(got.Status.Conditions, sunappsv1.ConditionStalled)
+		g.Expect(stalled).NotTo(BeNil())
+		g.Expect(stalled.Reason).To(Equal(sunappsv1.ReasonApplyFailed))
+
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(got)
+		g.Expect(err).NotTo(HaveOccurred())
+		res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(res.Status).To(Equal(kstatus.FailedStatus))
+	}).Should(Succeed())
 }

@@ -109,10 +109,12 @@ var rejections = []rejection{
 	{name: "target port out of range", obj: app(func(a *sunappsv1.Application) {
 		a.Spec.Service.Ports[0].TargetPort = intstr.FromInt32(70000)
 	}), field: "spec.service.ports[0].targetPort", msg: "between 1 and 65535", by: applicationWebhook},
-	{name: "node port out of range", obj: app(func(a *sunappsv1.Application) {
+	// A node port outside the cluster's range is the API server's to refuse,
+	// on the Service; only a number that is no port at all is malformed.
+	{name: "node port not a port number", obj: app(func(a *sunappsv1.Application) {
 		a.Spec.Service.Type = corev1.ServiceTypeNodePort
-		a.Spec.Service.Ports[0].NodePort = 8080
-	}), field: "spec.service.ports[0].nodePort", msg: "between 30000 and 32767", by: applicationWebhook},
+		a.Spec.Service.Ports[0].NodePort = 70000
+	}), field: "spec.service.ports[0].nodePort", msg: "between 1 and 65535", by: applicationWebhook},
 	{name: "update makes a template label contradict the selector", obj: app(nil), update: onApp(func(a *sunappsv1.Application) {
 		a.Spec.Deployment.Template.Labels["app"] = "other"
 	}), field: "spec.deployment.template.metadata.labels", msg: "`selector` does not match template `labels`", by: applicationWebhook},

@@ -33,13 +33,6 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
-// Bounds of a Service's node ports: the API server's default
-// --service-node-port-range.
-const (
-	minNodePort = 30000
-	maxNodePort = 32767
-)
-
 // Messages of the rules that have no helper in the validation packages.
 const (
 	msgSelectorImmutable = "field is immutable once set"
@@ -148,7 +141,7 @@ var supportedProtocols = []string{string(corev1.ProtocolTCP), string(corev1.Prot
 // validateServicePorts checks each port of svc: a name when there are
 // several, unique names, port and targetPort in range, a supported protocol,
 // unique port and protocol pairs, and a nodePort only on NodePort and
-// LoadBalancer Services, in the node port range.
+// LoadBalancer Services.
 func validateServicePorts(svc *corev1.ServiceSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	names := sets.New[string]()
@@ -217,8 +210,11 @@ func validateTargetPort(target intstr.IntOrString, path *field.Path) field.Error
 	return errs
 }
 
-// validateNodePort accepts an unset nodePort, or one in the node port range
-// on a Service type that has node ports.
+// validateNodePort accepts an unset nodePort, or a port number on a Service
+// type that has node ports. Whether the number lies in the node port range,
+// and is free, only the API server knows (its --service-node-port-range is
+// set per cluster): it refuses the Service then, and the Application
+// reports Ready=False, reason ApplyFailed, and Stalled.
 func validateNodePort(nodePort int32, allowed bool, path *field.Path) field.ErrorList {
 	switch {
 	case nodePort == 0:
@@ -226,7 +222,7 @@ func validateNodePort(nodePort int32, allowed bool, path *field.Path) field.Erro
 	case !allowed:
 		return field.ErrorList{field.Forbidden(path, msgNodePortForbidden)}
 	}
-	if msgs := validation.IsInRange(int(nodePort), minNodePort, maxNodePort); len(msgs) > 0 {
+	if msgs := validation.IsValidPortNum(int(nodePort)); len(msgs) > 0 {
 		return field.ErrorList{field.Invalid(path, nodePort, msgs[0])}
 	}
 	return nil

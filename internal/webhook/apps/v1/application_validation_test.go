@@ -142,9 +142,23 @@ func TestValidateApplication(t *testing.T) {
 			a.Spec.Service.Type = corev1.ServiceTypeNodePort
 			a.Spec.Service.Ports[0].NodePort = 30080
 		}},
-		{name: "nodePort out of range", mutate: func(a *sunappsv1.Application) {
+		// The cluster's --service-node-port-range is the API server's to
+		// judge: clusters configure ranges such as 80-32767 or 20000-22767.
+		{name: "nodePort below the default node port range", mutate: func(a *sunappsv1.Application) {
 			a.Spec.Service.Type = corev1.ServiceTypeLoadBalancer
 			a.Spec.Service.Ports[0].NodePort = 8080
+		}},
+		{name: "nodePort above the default node port range", mutate: func(a *sunappsv1.Application) {
+			a.Spec.Service.Type = corev1.ServiceTypeNodePort
+			a.Spec.Service.Ports[0].NodePort = 40000
+		}},
+		{name: "nodePort not a port number", mutate: func(a *sunappsv1.Application) {
+			a.Spec.Service.Type = corev1.ServiceTypeNodePort
+			a.Spec.Service.Ports[0].NodePort = 70000
+		}, want: []fieldErr{{field.ErrorTypeInvalid, "spec.service.ports[0].nodePort"}}},
+		{name: "nodePort negative", mutate: func(a *sunappsv1.Application) {
+			a.Spec.Service.Type = corev1.ServiceTypeNodePort
+			a.Spec.Service.Ports[0].NodePort = -1
 		}, want: []fieldErr{{field.ErrorTypeInvalid, "spec.service.ports[0].nodePort"}}},
 	}
 	for _, tt := range tests {
