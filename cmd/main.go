@@ -19,9 +19,12 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"crypto/tls"
+	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -137,6 +140,11 @@ const (
 	// certModeExternal: something else (cert-manager) provides the
 	// certificate in --webhook-cert-path and injects the CA.
 	certModeExternal = "external"
+	// certModeLocal: one manager process outside the cluster (`make run`)
+	// keeps its CA and certificate for localhost in --webhook-cert-path and
+	// injects the CA into the Drink CRD and the webhook configurations that
+	// exist; it needs no namespace or Secret.
+	certModeLocal = "local"
 )
 
 func parseFlags() *options {
@@ -167,7 +175,10 @@ func parseFlags() *options {
 		"Serve the admission and conversion webhooks (env ENABLE_WEBHOOKS=false turns them off).")
 	flag.StringVar(&o.certMode, "cert-mode", certModeSelf,
 		"Who provides the webhook certificate: 'self' (the manager creates and rotates it in --webhook-secret-name and "+
-			"injects its CA) or 'external' (e.g. cert-manager mounts it in --webhook-cert-path).")
+			"injects its CA; without that Secret webhooks are not served and the manager is not ready), "+
+			"'external' (e.g. cert-manager mounts it in --webhook-cert-path) or 'local' (one manager outside the "+
+			"cluster, `make run`: CA and certificate for localhost kept in --webhook-cert-path, CA injected into the "+
+			"Drink CRD and the webhook configurations that exist; no namespace or Secret needed).")
 	flag.StringVar(&o.webhookCertPath, "webhook-cert-path", "/tmp/k8s-webhook-server/serving-certs",
 		"Directory holding the webhook serving certificate (written there by the manager in --cert-mode=self).")
 	flag.StringVar(&o.webhookSecretName, "webhook-secret-name", "sunstrider-operator-webhook-server-cert",
@@ -175,9 +186,10 @@ func parseFlags() *options {
 	flag.StringVar(&o.webhookServiceName, "webhook-service-name", "sunstrider-operator-webhook-service",
 		"Service in front of the webhook server; the self-managed certificate is valid for its DNS names.")
 	flag.StringVar(&o.webhookExtraDNSNames, "webhook-extra-dns-names", "",
-		"Comma-separated extra DNS names for the self-managed certificate (e.g. localhost for a local run).")
+		"Comma-separated extra DNS names for the self-managed certificate (e.g. localhost for a local run; "+
+			"--cert-mode=local always includes localhost, 127.0.0.1 and ::1).")
 	flag.StringVar(&o.operatorNamespace, "operator-namespace", os.Getenv("POD_NAMESPACE"),
-		"Namespace the operator runs in (env POD_NAMESPACE): home of its certificate Secret.")
+		"Namespace the operator runs in (env POD_NAMESPACE): home of its certificate Secret (--cert-mode=self).")
 	flag.StringVar(&o.webhookCertName, "webhook-cert-name", "tls.crt", "File name of the webhook certificate.")
 	flag.StringVar(&o.webhookCertKey, "webhook-cert-key", "tls.key", "File name of the webhook key.")
 	flag.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the webhook server listens on.")
@@ -221,6 +233,7 @@ func main() {
 }
 
 func run(o *options) error {
+	ctx := ctrl.SetupSignalHandler()
 	var tlsOpts []func(*tls.Config)
 	if !o.enableHTTP2 {
 		// HTTP/2 Stream Cancellation and Rapid Reset: GHSA-qppj-fm5r-hxr3, GHSA-4374-p667-p6c8.
@@ -234,7 +247,7 @@ func run(o *options) error {
 		CertName: o.webhookCertName,
 		KeyName:  o.webhookCertKey,
 	})
-	if o.certMode == certModeSelf {
+	if o.certMode != certModeExternal {
 		// The server starts once the manager has written its certificate.
 		webhookServer = certs.NewServer(webhookServer, o.webhookCertPath)
 	}
@@ -290,17 +303,20 @@ func run(o *options) error {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
 	if o.enableWebhooks {
-		if err := setupWebhooks(mgr, o); err != nil {
+		served, err := setupWebhooks(ctx, mgr, o)
+		if err != nil {
 			return err
 		}
 		// Not ready until the webhook server serves with its certificate.
-		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
-			return fmt.Errorf("adding webhook ready check: %w", err)
+		if served {
+			if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+				return fmt.Errorf("adding webhook ready check: %w", err)
+			}
 		}
 	}
 
 	setupLog.Info("Starting manager")
-	return mgr.Start(ctrl.SetupSignalHandler())
+	return mgr.Start(ctx)
 }
 
 // cacheOptions keeps the informer caches small: no managedFields anywhere
@@ -327,32 +343,66 @@ func cacheOptions() cache.Options {
 	}
 }
 
-func setupWebhooks(mgr ctrl.Manager, o *options) error {
+// The objects whose webhook client configurations carry the operator's CA.
+const (
+	mutatingWebhookConfiguration   = "sunstrider-operator-mutating-webhook-configuration"
+	validatingWebhookConfiguration = "sunstrider-operator-validating-webhook-configuration"
+	drinkCRD                       = "drinks.example.com"
+)
+
+// setupWebhooks provides the serving certificate as --cert-mode says and
+// registers the webhooks. It tells whether they are served: not when
+// --cert-mode=self finds no certificate Secret, which it logs in one line
+// while the controllers run on and the manager reports not ready.
+func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options) (bool, error) {
+	var extra []string
+	if o.webhookExtraDNSNames != "" {
+		extra = strings.Split(o.webhookExtraDNSNames, ",")
+	}
+	certOpts := certs.Options{
+		Namespace:                      o.operatorNamespace,
+		SecretName:                     o.webhookSecretName,
+		ServiceName:                    o.webhookServiceName,
+		ExtraDNSNames:                  extra,
+		CertDir:                        o.webhookCertPath,
+		MutatingWebhookConfiguration:   mutatingWebhookConfiguration,
+		ValidatingWebhookConfiguration: validatingWebhookConfiguration,
+		ConversionCRDs:                 []string{drinkCRD},
+	}
+	var certsReady healthz.Checker
 	switch o.certMode {
 	case certModeSelf:
-		var extra []string
-		if o.webhookExtraDNSNames != "" {
-			extra = strings.Split(o.webhookExtraDNSNames, ",")
+		ready, err := certs.Setup(ctx, mgr, certOpts)
+		if errors.Is(err, certs.ErrNoSecret) {
+			setupLog.Info("Webhooks are not served and the manager reports not ready: config/default creates "+
+				"the certificate Secret; --cert-mode=local (make run) needs none", "reason", err.Error())
+			return false, mgr.AddReadyzCheck("certificates", func(*http.Request) error { return err })
 		}
-		certsReady, err := certs.Setup(mgr, certs.Options{
-			Namespace:                      o.operatorNamespace,
-			SecretName:                     o.webhookSecretName,
-			ServiceName:                    o.webhookServiceName,
-			ExtraDNSNames:                  extra,
-			CertDir:                        o.webhookCertPath,
-			MutatingWebhookConfiguration:   "sunstrider-operator-mutating-webhook-configuration",
-			ValidatingWebhookConfiguration: "sunstrider-operator-validating-webhook-configuration",
-			ConversionCRDs:                 []string{"drinks.example.com"},
-		})
 		if err != nil {
-			return err
+			return false, err
 		}
-		if err := mgr.AddReadyzCheck("certificates", certsReady); err != nil {
-			return fmt.Errorf("adding certificate ready check: %w", err)
+		certsReady = ready
+	case certModeLocal:
+		ready, missing, err := certs.SetupLocal(ctx, mgr, certOpts)
+		if err != nil {
+			return false, err
 		}
+		setupLog.Info("Serving webhooks with a local certificate", "port", o.webhookPort,
+			"hosts", append(append([]string{}, certs.LocalHosts...), extra...), "certDir", o.webhookCertPath,
+			"conversion", drinkCRD)
+		if len(missing) > 0 {
+			setupLog.Info("Admission webhooks are not registered in the cluster: objects are checked by the CRD "+
+				"schemas only (make dev or make deploy registers them)", "missing", missing)
+		}
+		certsReady = ready
 	case certModeExternal:
 	default:
-		return fmt.Errorf("--cert-mode must be %q or %q, not %q", certModeSelf, certModeExternal, o.certMode)
+		return false, fmt.Errorf("--cert-mode must be %q, %q or %q, not %q", certModeSelf, certModeLocal, certModeExternal, o.certMode)
+	}
+	if certsReady != nil {
+		if err := mgr.AddReadyzCheck("certificates", certsReady); err != nil {
+			return false, fmt.Errorf("adding certificate ready check: %w", err)
+		}
 	}
 	for name, setup := range map[string]func(ctrl.Manager) error{
 		"Application":      appswebhook.SetupApplicationWebhookWithManager,
@@ -361,10 +411,10 @@ func setupWebhooks(mgr ctrl.Manager, o *options) error {
 		"Drink":            examplewebhook.SetupDrinkWebhookWithManager,
 	} {
 		if err := setup(mgr); err != nil {
-			return fmt.Errorf("setting up the %s webhook: %w", name, err)
+			return false, fmt.Errorf("setting up the %s webhook: %w", name, err)
 		}
 	}
-	return nil
+	return true, nil
 }
 
 func setupControllers(mgr ctrl.Manager, o *options) error {

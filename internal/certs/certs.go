@@ -1,9 +1,18 @@
 // Package certs gives the manager serving certificates for its webhooks
-// without anyone's intervention: the leader creates and rotates them in a
-// Secret and injects the CA into the webhook configurations and the CRDs'
-// conversion stanzas (github.com/open-policy-agent/cert-controller); every
-// replica writes the Secret's certificate to its certificate directory and
-// starts serving webhooks only once it is there.
+// without anyone's intervention, in one of two ways.
+//
+// Setup (--cert-mode=self, the deployed operator): the leader creates and
+// rotates them in a Secret of the operator's namespace and injects the CA
+// into the webhook configurations and the CRDs' conversion stanzas
+// (github.com/open-policy-agent/cert-controller); every replica writes the
+// Secret's certificate to its certificate directory and starts serving
+// webhooks only once it is there. Without that Secret (or namespace) Setup
+// returns ErrNoSecret and the caller runs without webhooks.
+//
+// SetupLocal (--cert-mode=local, `make run`): one process outside the
+// cluster keeps a CA and certificate for localhost in its certificate
+// directory and injects the CA into whatever exists of the same objects; no
+// namespace or Secret is needed (local.go).
 package certs
 
 import (
@@ -17,6 +26,7 @@ import (
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -43,7 +53,7 @@ const (
 // Options configure self-managed certificates.
 type Options struct {
 	// Namespace and SecretName locate the Secret holding CA and serving
-	// certificate. The Secret must exist (it may be empty).
+	// certificate (Setup only). The Secret must exist (it may be empty).
 	Namespace  string
 	SecretName string
 	// ServiceName is the webhook Service; the certificate is valid for its
@@ -62,13 +72,24 @@ type Options struct {
 	ConversionCRDs []string
 }
 
+// ErrNoSecret says that the certificate Secret of Setup, or its namespace,
+// does not exist or was not named: webhooks cannot be served with it.
+var ErrNoSecret = errors.New("no certificate Secret")
+
 // Setup adds the rotator (leader only) and the certificate writer (every
 // replica) to mgr, and returns a readiness check: on the leader it passes
 // once the CA is injected (so a ready operator's webhooks are trusted), on
-// other replicas at once (they serve the leader's certificate).
-func Setup(mgr ctrl.Manager, o Options) (healthz.Checker, error) {
+// other replicas at once (they serve the leader's certificate). It returns
+// an error wrapping ErrNoSecret, and adds nothing, when there is no
+// namespace or the Secret does not exist.
+func Setup(ctx context.Context, mgr ctrl.Manager, o Options) (healthz.Checker, error) {
 	if o.Namespace == "" {
-		return nil, errors.New("self-managed certificates need the operator's namespace (--operator-namespace or POD_NAMESPACE)")
+		return nil, fmt.Errorf("%w: the operator's namespace is not set (--operator-namespace or POD_NAMESPACE)", ErrNoSecret)
+	}
+	key := types.NamespacedName{Namespace: o.Namespace, Name: o.SecretName}
+	// Any other error (a narrower RBAC, say) is left to the rotator to report.
+	if err := mgr.GetAPIReader().Get(ctx, key, &corev1.Secret{}); apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("%w: Secret %s not found (or its namespace)", ErrNoSecret, key)
 	}
 	webhooks := make([]rotator.WebhookInfo, 0, 2+len(o.ConversionCRDs))
 	if o.MutatingWebhookConfiguration != "" {
@@ -83,7 +104,7 @@ func Setup(mgr ctrl.Manager, o Options) (healthz.Checker, error) {
 	dnsName := fmt.Sprintf("%s.%s.svc", o.ServiceName, o.Namespace)
 	injected := make(chan struct{})
 	if err := rotator.AddRotator(mgr, &rotator.CertRotator{
-		SecretKey:      types.NamespacedName{Namespace: o.Namespace, Name: o.SecretName},
+		SecretKey:      key,
 		CertDir:        o.CertDir,
 		CAName:         "sunstrider-operator-ca",
 		CAOrganization: "sunstrider-operator",

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -67,12 +69,17 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// TestManagerWithoutCertificateBecomesReadyAndServes starts a manager with
-// an empty certificate directory and an empty Secret: it must create its CA
-// and serving certificate, inject the CA into the webhook configurations and
-// the Drink CRD's conversion stanza, become ready, and then serve admission
-// and conversion that the API server trusts.
-func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
+// cluster is an envtest API server with the operator's CRDs (the Drink CRD
+// converting through a local webhook server) and webhook configurations.
+type cluster struct {
+	cfg    *rest.Config
+	client client.Client
+	scheme *runtime.Scheme
+	wio    envtest.WebhookInstallOptions
+}
+
+func startCluster(t *testing.T) *cluster {
+	t.Helper()
 	g := NewWithT(t)
 	scheme := newScheme()
 	env, err := testutil.NewEnvironment()
@@ -86,37 +93,33 @@ func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
 	}
 	cfg, err := testutil.Start(env)
 	g.Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = env.Stop() }()
+	t.Cleanup(func() { _ = env.Stop() })
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
+	return &cluster{cfg: cfg, client: c, scheme: scheme, wio: env.WebhookInstallOptions}
+}
 
-	ctx := context.Background()
-	g.Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
-	g.Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: secretName}})).To(Succeed())
-
-	certDir := filepath.Join(t.TempDir(), "certs")
-	probePort := freePort(t)
-	wio := env.WebhookInstallOptions
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
+// newManager makes a manager whose webhook server serves the certificate in
+// certDir once it is there, with probes on probePort.
+func (c *cluster) newManager(t *testing.T, certDir string, probePort int) ctrl.Manager {
+	t.Helper()
+	mgr, err := ctrl.NewManager(c.cfg, ctrl.Options{
+		Scheme:                 c.scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: fmt.Sprintf("127.0.0.1:%d", probePort),
 		WebhookServer: certs.NewServer(webhook.NewServer(webhook.Options{
-			Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: certDir,
+			Host: c.wio.LocalServingHost, Port: c.wio.LocalServingPort, CertDir: certDir,
 		}), certDir),
 	})
-	g.Expect(err).NotTo(HaveOccurred())
-	ready, err := certs.Setup(mgr, certs.Options{
-		Namespace:                      namespace,
-		SecretName:                     secretName,
-		ServiceName:                    "webhook-service",
-		ExtraDNSNames:                  []string{"localhost"},
-		CertDir:                        certDir,
-		MutatingWebhookConfiguration:   "mutating-webhook-configuration",
-		ValidatingWebhookConfiguration: "validating-webhook-configuration",
-		ConversionCRDs:                 []string{"drinks.example.com"},
-	})
-	g.Expect(err).NotTo(HaveOccurred())
+	NewWithT(t).Expect(err).NotTo(HaveOccurred())
+	return mgr
+}
+
+// serveWebhooks registers the operator's webhooks and the readiness checks
+// on mgr, starts it, and waits until it is ready.
+func serveWebhooks(t *testing.T, mgr ctrl.Manager, certsReady healthz.Checker, probePort int) {
+	t.Helper()
+	g := NewWithT(t)
 	for _, setup := range []func(ctrl.Manager) error{
 		appswebhook.SetupApplicationWebhookWithManager,
 		pocwebhook.SetupMyCustomResourceWebhookWithManager,
@@ -125,22 +128,19 @@ func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
 	} {
 		g.Expect(setup(mgr)).To(Succeed())
 	}
-	g.Expect(mgr.AddReadyzCheck("certificates", ready)).To(Succeed())
+	g.Expect(mgr.AddReadyzCheck("certificates", certsReady)).To(Succeed())
 	g.Expect(mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker())).To(Succeed())
 	g.Expect(mgr.AddHealthzCheck("ping", healthz.Ping)).To(Succeed())
 
-	_, err = os.Stat(filepath.Join(certDir, "tls.crt"))
-	g.Expect(os.IsNotExist(err)).To(BeTrue(), "no certificate before the manager starts")
-
-	mctx, cancel := context.WithCancel(ctx)
+	mctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("manager: %v", err)
 		}
-	}()
+	})
 
 	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", probePort)
 	g.Eventually(func() (int, error) {
@@ -151,6 +151,53 @@ func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
 		_ = resp.Body.Close()
 		return resp.StatusCode, nil
 	}, 60*time.Second, 100*time.Millisecond).Should(Equal(http.StatusOK))
+}
+
+// expectConversion writes a Drink as v1alpha1 in namespace and reads it as
+// v1 through the conversion webhook, which the API server must trust.
+func expectConversion(g Gomega, c client.Client, namespace string) {
+	ctx := context.Background()
+	alpha := &examplev1alpha1.Drink{
+		ObjectMeta: metav1.ObjectMeta{Name: "order", Namespace: namespace},
+		Spec:       examplev1alpha1.DrinkSpec{Order: "coffee for joe"},
+	}
+	g.Expect(c.Create(ctx, alpha)).To(Succeed())
+	hub := &examplev1.Drink{}
+	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(alpha), hub)).To(Succeed())
+	g.Expect(hub.Spec.Drink).To(Equal("coffee"))
+	g.Expect(hub.Spec.Name).To(Equal("joe"))
+}
+
+// TestManagerWithoutCertificateBecomesReadyAndServes starts a manager with
+// an empty certificate directory and an empty Secret: it must create its CA
+// and serving certificate, inject the CA into the webhook configurations and
+// the Drink CRD's conversion stanza, become ready, and then serve admission
+// and conversion that the API server trusts.
+func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
+	g := NewWithT(t)
+	cl := startCluster(t)
+	c := cl.client
+	ctx := context.Background()
+	g.Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
+	g.Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: secretName}})).To(Succeed())
+
+	certDir := filepath.Join(t.TempDir(), "certs")
+	probePort := freePort(t)
+	mgr := cl.newManager(t, certDir, probePort)
+	ready, err := certs.Setup(ctx, mgr, certs.Options{
+		Namespace:                      namespace,
+		SecretName:                     secretName,
+		ServiceName:                    "webhook-service",
+		ExtraDNSNames:                  []string{"localhost"},
+		CertDir:                        certDir,
+		MutatingWebhookConfiguration:   "mutating-webhook-configuration",
+		ValidatingWebhookConfiguration: "validating-webhook-configuration",
+		ConversionCRDs:                 []string{"drinks.example.com"},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = os.Stat(filepath.Join(certDir, "tls.crt"))
+	g.Expect(os.IsNotExist(err)).To(BeTrue(), "no certificate before the manager starts")
+	serveWebhooks(t, mgr, ready, probePort)
 
 	// The certificate is in the Secret and on disk.
 	secret := &corev1.Secret{}
@@ -179,13 +226,69 @@ func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
 	g.Expect(err.Error()).NotTo(ContainSubstring("x509"))
 
 	// Conversion: written as v1alpha1, read as v1 through the webhook.
-	alpha := &examplev1alpha1.Drink{
-		ObjectMeta: metav1.ObjectMeta{Name: "order", Namespace: namespace},
-		Spec:       examplev1alpha1.DrinkSpec{Order: "coffee for joe"},
+	expectConversion(g, c, namespace)
+}
+
+// TestSetupWithoutSecretSaysSo: with no namespace, or no Secret, Setup adds
+// nothing and says why, so that the caller runs without webhooks.
+func TestSetupWithoutSecretSaysSo(t *testing.T) {
+	g := NewWithT(t)
+	cl := startCluster(t)
+	for _, ns := range []string{"", "absent"} {
+		mgr := cl.newManager(t, t.TempDir(), freePort(t))
+		_, err := certs.Setup(context.Background(), mgr, certs.Options{
+			Namespace: ns, SecretName: secretName, ServiceName: "webhook-service", CertDir: t.TempDir(),
+		})
+		g.Expect(err).To(MatchError(certs.ErrNoSecret), "namespace %q", ns)
 	}
-	g.Expect(c.Create(ctx, alpha)).To(Succeed())
-	hub := &examplev1.Drink{}
-	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(alpha), hub)).To(Succeed())
-	g.Expect(hub.Spec.Drink).To(Equal("coffee"))
-	g.Expect(hub.Spec.Name).To(Equal("joe"))
+}
+
+// TestLocalManagerServesWithoutNamespaceOrSecret is `make run` after `make
+// install`: no operator namespace, no Secret, no validating webhook
+// configuration. The manager makes its certificate in its directory, injects
+// the CA into the Drink CRD and the one webhook configuration that exists,
+// reports the missing one, becomes ready and serves conversion; a restart
+// reuses the certificate.
+func TestLocalManagerServesWithoutNamespaceOrSecret(t *testing.T) {
+	g := NewWithT(t)
+	cl := startCluster(t)
+	c := cl.client
+	ctx := context.Background()
+
+	g.Expect(c.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "validating-webhook-configuration"},
+	})).To(Succeed())
+	certDir := filepath.Join(t.TempDir(), "certs")
+	opts := certs.Options{
+		CertDir:                        certDir,
+		MutatingWebhookConfiguration:   "mutating-webhook-configuration",
+		ValidatingWebhookConfiguration: "validating-webhook-configuration",
+		ConversionCRDs:                 []string{"drinks.example.com"},
+	}
+	probePort := freePort(t)
+	mgr := cl.newManager(t, certDir, probePort)
+	ready, missing, err := certs.SetupLocal(ctx, mgr, opts)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(missing).To(Equal([]string{"validating-webhook-configuration"}))
+	ca, err := os.ReadFile(filepath.Join(certDir, "ca.crt"))
+	g.Expect(err).NotTo(HaveOccurred())
+	serveWebhooks(t, mgr, ready, probePort)
+
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: "drinks.example.com"}, crd)).To(Succeed())
+	g.Expect(crd.Spec.Conversion.Webhook.ClientConfig.CABundle).To(Equal(ca))
+	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: "mutating-webhook-configuration"}, mutating)).To(Succeed())
+	for _, h := range mutating.Webhooks {
+		g.Expect(h.ClientConfig.CABundle).To(Equal(ca), "webhook %s", h.Name)
+	}
+	g.Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "local"}})).To(Succeed())
+	expectConversion(g, c, "local")
+
+	// A second run keeps the certificate (and so the injected CA).
+	_, _, err = certs.SetupLocal(ctx, cl.newManager(t, certDir, freePort(t)), opts)
+	g.Expect(err).NotTo(HaveOccurred())
+	again, err := os.ReadFile(filepath.Join(certDir, "ca.crt"))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(again).To(Equal(ca))
 }
