@@ -126,7 +126,10 @@ type ApplicationStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions describe the Application: Ready, Available, Progressing and
-	// Degraded. Their reasons are the Reason* constants of this package.
+	// Degraded, and, while Ready is not True, either Reconciling (the
+	// operator works on it) or Stalled (a person must act), with Ready's
+	// reason, as kstatus and Flux read them. Their reasons are the Reason*
+	// constants of this package (docs/conditions.md).
 	// +listType=map
 	// +listMapKey=type
 	// +optional

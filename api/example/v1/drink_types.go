@@ -56,8 +56,11 @@ type DrinkStatus struct {
 	// +kubebuilder:validation:MaxLength=253
 	ConfigMapName string `json:"configMapName,omitempty"`
 
-	// conditions describe the Drink: ConfigMapSynced and the Ready summary.
-	// Their reasons are the Reason* constants of this package.
+	// conditions describe the Drink: ConfigMapSynced and the Ready summary,
+	// and, while Ready is not True, either Reconciling (the operator works
+	// on it) or Stalled (a person must act), with Ready's reason, as kstatus
+	// and Flux read them. Their reasons are the Reason* constants of this
+	// package (docs/conditions.md).
 	// +listType=map
 	// +listMapKey=type
 	// +optional

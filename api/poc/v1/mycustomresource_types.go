@@ -49,7 +49,9 @@ type MyCustomResourceStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions describe the friend Pod: FriendFound, FriendReady and the
-	// Ready summary. Their reasons are the Reason* constants of this package.
+	// Ready summary, and Reconciling, with Ready's reason, while Ready is not
+	// True, as kstatus and Flux read it. Their reasons are the Reason*
+	// constants of this package (docs/conditions.md).
 	// +listType=map
 	// +listMapKey=type
 	// +optional

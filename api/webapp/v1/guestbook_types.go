@@ -103,9 +103,12 @@ type GuestbookStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// conditions describe the state of the Guestbook. "Ready" is True when
-	// every instance is ready and one of them is active; "Available" is True
-	// when an active instance serves. See guestbook_conditions.go for the
-	// reasons.
+	// the StatefulSet has rolled out, every instance is ready and one of
+	// them is active; "Available" is True when an active instance serves.
+	// While Ready is not True, either "Reconciling" (the operator works on
+	// it) or "Stalled" (a person must act) is True with Ready's reason, as
+	// kstatus and Flux read them. See guestbook_conditions.go for the
+	// reasons (docs/conditions.md).
 	// +listType=map
 	// +listMapKey=type
 	// +kubebuilder:validation:MaxItems=8
