@@ -68,7 +68,7 @@ func TestComputeStatus(t *testing.T) {
 		obs                       friendObservation
 		healthy                   bool
 		found, ready, readySumary want
-		kstatus                   kstatus.Status
+		wantKStatus               kstatus.Status
 	}{
 		{
 			name:        "no pod",
@@ -76,7 +76,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionFalse, pocv1.ReasonPodNotFound},
 			ready:       want{metav1.ConditionFalse, pocv1.ReasonPodNotFound},
 			readySumary: want{metav1.ConditionFalse, pocv1.ReasonPodNotFound},
-			kstatus:     kstatus.InProgressStatus,
+			wantKStatus: kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod being deleted",
@@ -84,7 +84,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionFalse, pocv1.ReasonPodDeleting},
 			ready:       want{metav1.ConditionFalse, pocv1.ReasonPodDeleting},
 			readySumary: want{metav1.ConditionFalse, pocv1.ReasonPodDeleting},
-			kstatus:     kstatus.InProgressStatus,
+			wantKStatus: kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod without Ready condition",
@@ -93,7 +93,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
 			readySumary: want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
-			kstatus:     kstatus.InProgressStatus,
+			wantKStatus: kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod Ready Unknown",
@@ -102,7 +102,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
 			readySumary: want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
-			kstatus:     kstatus.InProgressStatus,
+			wantKStatus: kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod not ready",
@@ -111,7 +111,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionFalse, pocv1.ReasonPodNotReady},
 			readySumary: want{metav1.ConditionFalse, pocv1.ReasonPodNotReady},
-			kstatus:     kstatus.InProgressStatus,
+			wantKStatus: kstatus.InProgressStatus,
 		},
 		{
 			name:        "pod ready",
@@ -120,7 +120,7 @@ func TestComputeStatus(t *testing.T) {
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionTrue, pocv1.ReasonPodReady},
 			readySumary: want{metav1.ConditionTrue, pocv1.ReasonPodReady},
-			kstatus:     kstatus.CurrentStatus,
+			wantKStatus: kstatus.CurrentStatus,
 		},
 	}
 	for _, tt := range tests {
@@ -154,7 +154,7 @@ func TestComputeStatus(t *testing.T) {
 			}
 			g.Expect(obj.Status.Conditions).To(HaveLen(wantConditions))
 			obj.SetGroupVersionKind(pocv1.GroupVersion.WithKind("MyCustomResource"))
-			g.Expect(kstatusOf(g, obj)).To(Equal(tt.kstatus))
+			g.Expect(kstatusOf(g, obj)).To(Equal(tt.wantKStatus))
 			for condType, w := range map[string]want{
 				pocv1.ConditionFriendFound: tt.found,
 				pocv1.ConditionFriendReady: tt.ready,
