@@ -11,6 +11,10 @@ import (
 	"strings"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 )
 
@@ -87,31 +91,47 @@ func readBody(req *http.Request) ([]byte, *http.Request) {
 // count records one write of path with body.
 func (w *WriteCounter) count(method, path string, body []byte) {
 	wr := locate(method, path)
-	var meta struct {
-		Metadata       struct{ Name string } `json:"metadata"`
-		Regarding      *ObjectRef            `json:"regarding"`      // events.k8s.io/v1
-		InvolvedObject *ObjectRef            `json:"involvedObject"` // v1
-	}
-	if len(body) > 0 && body[0] == '{' {
-		_ = json.Unmarshal(body, &meta)
-	}
+	name, regarding := readObject(body)
 	if wr.Name == "" && method == http.MethodPost {
-		wr.Name = meta.Metadata.Name
+		wr.Name = name
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if wr.Resource == "events" {
-		ref := meta.Regarding
-		if ref == nil {
-			ref = meta.InvolvedObject
-		}
 		key := wr.Namespace + "/" + wr.Name
-		if ref != nil {
-			w.eventRegarding[key] = *ref
+		if regarding != nil {
+			w.eventRegarding[key] = *regarding
 		}
 		wr.Regarding = w.eventRegarding[key]
 	}
 	w.writes[wr]++
+}
+
+// readObject reads the name of the object in a request body and, for an
+// Event, the object it is about. Built-in types may come as protobuf.
+func readObject(body []byte) (string, *ObjectRef) {
+	if len(body) == 0 {
+		return "", nil
+	}
+	if obj, _, err := clientgoscheme.Codecs.UniversalDeserializer().Decode(body, nil, nil); err == nil {
+		var name string
+		if m, err := meta.Accessor(obj); err == nil {
+			name = m.GetName()
+		}
+		switch e := obj.(type) {
+		case *eventsv1.Event:
+			return name, &ObjectRef{Kind: e.Regarding.Kind, Namespace: e.Regarding.Namespace, Name: e.Regarding.Name}
+		case *corev1.Event:
+			return name, &ObjectRef{Kind: e.InvolvedObject.Kind, Namespace: e.InvolvedObject.Namespace, Name: e.InvolvedObject.Name}
+		}
+		return name, nil
+	}
+	// A custom resource, or a patch.
+	var object struct {
+		Metadata struct{ Name string } `json:"metadata"`
+	}
+	_ = json.Unmarshal(body, &object)
+	return object.Metadata.Name, nil
 }
 
 // locate reads where the object of an API path lives: /api/v1/… or

@@ -1,8 +1,16 @@
 package testutil
 
 import (
+	"bytes"
 	"net/http"
 	"testing"
+
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
 func TestLocate(t *testing.T) {
@@ -35,34 +43,33 @@ func TestWriteViews(t *testing.T) {
 	w.count(http.MethodPatch, "/apis/webapp.my.domain/v1/guestbooks/gb/status", nil)
 	w.count(http.MethodPatch, "/apis/webapp.my.domain/v1/guestbooks/other/status", nil)
 	w.count(http.MethodPost, "/apis/events.k8s.io/v1/namespaces/default/events",
-		[]byte(`{"metadata":{"name":"gb.1"},"regarding":{"kind":"Guestbook","name":"gb"}}`))
+		[]byte(`{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"gb.1"},"regarding":{"kind":"Guestbook","name":"gb"}}`))
 	// A series update names only the Event.
 	w.count(http.MethodPatch, "/apis/events.k8s.io/v1/namespaces/default/events/gb.1", []byte(`{"series":{}}`))
 	w.count(http.MethodPost, "/apis/events.k8s.io/v1/namespaces/default/events",
-		[]byte(`{"metadata":{"name":"other.1"},"regarding":{"kind":"Guestbook","name":"other"}}`))
+		[]byte(`{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"other.1"},"regarding":{"kind":"Guestbook","name":"other"}}`))
 	w.count(http.MethodPost, "/apis/events.k8s.io/v1/namespaces/mine/events",
-		[]byte(`{"metadata":{"name":"web.1"},"regarding":{"kind":"Application","namespace":"mine","name":"web"}}`))
+		[]byte(`{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"web.1"},"regarding":{"kind":"Application","namespace":"mine","name":"web"}}`))
 
-	if got := w.Total(); got != 8 {
-		t.Errorf("Total() = %d, want 8", got)
+	// client-go sends built-in types as protobuf.
+	event := &eventsv1.Event{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "events.k8s.io/v1", Kind: "Event"},
+		ObjectMeta: metav1.ObjectMeta{Name: "gb.2", Namespace: "default"},
+		Regarding:  corev1.ObjectReference{Kind: "Guestbook", Name: "gb"},
 	}
+	var buf bytes.Buffer
+	g := gomega.NewWithT(t)
+	g.Expect(protobuf.NewSerializer(clientgoscheme.Scheme, clientgoscheme.Scheme).Encode(event, &buf)).To(gomega.Succeed())
+	w.count(http.MethodPost, "/apis/events.k8s.io/v1/namespaces/default/events", buf.Bytes())
+
+	g.Expect(w.Total()).To(gomega.Equal(9))
 	mine := w.In(InNamespace("mine"))
-	if got := mine.Total(); got != 2 {
-		t.Errorf("namespace mine: %d writes, want 2:\n%s", got, mine)
-	}
+	g.Expect(mine.Total()).To(gomega.Equal(2), "namespace mine:\n%s", mine)
 	gb := w.In(ClusterObject("guestbooks", "Guestbook", "gb"))
-	if got := gb.Total(); got != 3 {
-		t.Errorf("guestbook gb: %d writes, want 3:\n%s", got, gb)
-	}
-	if got := gb.Drain(); got != 3 {
-		t.Errorf("guestbook gb drained %d writes, want 3", got)
-	}
-	if got := gb.Total(); got != 0 {
-		t.Errorf("guestbook gb after Drain: %d writes, want 0", got)
-	}
-	if got := w.Total(); got != 5 {
-		t.Errorf("Total() after draining gb = %d, want 5 (the others' writes kept)", got)
-	}
+	g.Expect(gb.Total()).To(gomega.Equal(4), "guestbook gb:\n%s", gb)
+	g.Expect(gb.Drain()).To(gomega.Equal(4))
+	g.Expect(gb.Total()).To(gomega.BeZero(), "after Drain")
+	g.Expect(w.Total()).To(gomega.Equal(5), "the others' writes are kept")
 }
 
 func TestReconcileEnds(t *testing.T) {
