@@ -157,11 +157,23 @@ func TestFunnyJoeMakesMyCustomResourceHealthy(t *testing.T) {
 	dumpOnFailure(t, "default", "mycustomresources", "pods")
 
 	mustSh(t, nil, kubectl, "apply", "-f", "config/samples/poc_v1_mycustomresource.yaml")
+	key := client.ObjectKey{Namespace: "default", Name: "my-custom-resource-01"}
 	healthy := func(g Gomega) bool {
 		cr := &pocv1.MyCustomResource{}
-		g.Expect(admin.Get(ctx(), client.ObjectKey{Namespace: "default", Name: "my-custom-resource-01"}, cr)).To(Succeed())
+		g.Expect(admin.Get(ctx(), key, cr)).To(Succeed())
 		return cr.Status.Healthy
 	}
+	// Healthy is false before any reconcile too (the zero value): first the
+	// operator's own word that the friend is missing.
+	g.Eventually(func(g Gomega) {
+		cr := &pocv1.MyCustomResource{}
+		g.Expect(admin.Get(ctx(), key, cr)).To(Succeed())
+		g.Expect(cr.Status.ObservedGeneration).To(Equal(cr.Generation))
+		found := meta.FindStatusCondition(cr.Status.Conditions, pocv1.ConditionFriendFound)
+		g.Expect(found).NotTo(BeNil())
+		g.Expect(found.Reason).To(Equal(pocv1.ReasonPodNotFound))
+		g.Expect(cr.Status.Healthy).To(BeFalse())
+	}).Should(Succeed())
 	g.Consistently(healthy, "1s").Should(BeFalse())
 	mustSh(t, nil, kubectl, "run", "funny-joe", "-n", "default", "--image=nginx")
 	g.Eventually(healthy).Should(BeTrue())
