@@ -459,6 +459,38 @@ func (b *bench) startOperator(ctx context.Context, label string, extra ...string
 	return p, nil
 }
 
+// applicationController is the operator's Application controller, as named
+// in its metrics.
+const applicationController = "apps-application"
+
+// waitReconciles waits until p has finished at least n reconciles of
+// controller without error (controller_runtime_reconcile_total, results
+// other than "error") and returns how many it counted.
+func waitReconciles(ctx context.Context, p *proc, controller string, n int, timeout time.Duration) (int, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		m, err := p.metrics()
+		if err != nil {
+			return 0, err
+		}
+		got := 0.0
+		for _, result := range []string{"success", "requeue", "requeue_after"} {
+			got += m[fmt.Sprintf(`controller_runtime_reconcile_total{controller=%q,result=%q}`, controller, result)]
+		}
+		if int(got) >= n {
+			return int(got), nil
+		}
+		if time.Now().After(deadline) {
+			return int(got), fmt.Errorf("%.0f reconciles by %s in %s, %d wanted", got, controller, timeout, n)
+		}
+		select {
+		case <-ctx.Done():
+			return int(got), ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // quiesce waits until p has made no write for 3 s (at most 2 minutes) and
 // returns its write count then: asynchronous writes (Events) that belong to
 // the creation are counted with it, not with the idle window.
@@ -560,12 +592,24 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 		}
 		defer p2.stop()
 		r.restartReady = time.Since(start)
+		// Silence proves something only once the restarted operator has
+		// reconciled every Application: wait for that, then the idle window.
+		apps := &sunappsv1.ApplicationList{}
+		if err := b.c.List(ctx, apps); err != nil {
+			return r, err
+		}
+		reconciles, err := waitReconciles(ctx, p2, applicationController, len(apps.Items), b.cfg.timeout)
+		if err != nil {
+			return r, fmt.Errorf("the restarted operator: %w (log: %s)", err, p2.logPath)
+		}
+		reconciled := time.Since(start)
 		time.Sleep(b.cfg.idle)
 		if r.restartWrites, err = p2.writes(); err != nil {
 			return r, err
 		}
-		logf("operator N=%d: %d writes in the %s after the restart (ready after %s)", n, r.restartWrites,
-			b.cfg.idle, r.restartReady.Round(time.Millisecond))
+		logf("operator N=%d: %d writes after the restart: %d reconciles of the %d Applications of the cluster in %s (ready after %s), then a %s idle window",
+			n, r.restartWrites, reconciles, len(apps.Items), reconciled.Round(time.Millisecond),
+			r.restartReady.Round(time.Millisecond), b.cfg.idle)
 		if r.restartWrites != 0 {
 			b.failed = append(b.failed, fmt.Sprintf("N=%d: the restarted operator wrote %d times (see %s)",
 				n, r.restartWrites, p2.logPath))
