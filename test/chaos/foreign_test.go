@@ -3,6 +3,7 @@
 package chaos
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -18,6 +19,8 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	"sunstrider.cn/operator/internal/apply"
+	appcontroller "sunstrider.cn/operator/internal/controller/apps"
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 const foreignNamespace = "chaos-foreign"
@@ -26,7 +29,11 @@ const foreignNamespace = "chaos-foreign"
 // where its child would go (a Deployment, a Service, a ConfigMap of the
 // same name), and expects it never touched, the owner Ready=False with
 // reason ResourceConflict and a Warning event, and the child made once the
-// foreign object is removed.
+// foreign object is removed. The "never touched" window holds a reconcile
+// of the blocked owner, counted by the leader's
+// controller_runtime_reconcile_total: an Application's periodic conflict
+// recheck (ConflictRecheckInterval), a Drink's reconcile of a change it
+// ignores (Drinks watch the ConfigMaps named like them and need no recheck).
 func TestForeignObjectsAreLeftAlone(t *testing.T) {
 	createNamespace(t, foreignNamespace)
 	startReplicas(t)
@@ -45,23 +52,40 @@ func TestForeignObjectsAreLeftAlone(t *testing.T) {
 	appReady := func(obj client.Object) *metav1.Condition {
 		return meta.FindStatusCondition(obj.(*sunappsv1.Application).Status.Conditions, sunappsv1.ConditionReady)
 	}
+	// An Application rechecks its conflict without any event: the window
+	// spans a recheck of every blocked Application.
+	appWindow := window{
+		controller: "apps-application",
+		length:     appcontroller.ConflictRecheckInterval + 10*time.Second,
+		reconciles: blockedApplications,
+	}
+	// A Drink is reconciled after a change of its own.
+	drinkWindow := window{
+		controller: "example-drink",
+		length:     3 * time.Second,
+		poke: func(g Gomega, owner client.Object) {
+			g.Expect(testutil.Nudge(ctx(), admin, owner)).To(Succeed())
+		},
+		reconciles: func(Gomega) int { return 1 },
+	}
 	for _, c := range []struct {
 		name    string
 		foreign client.Object
 		owner   client.Object
 		ready   func(client.Object) *metav1.Condition
 		child   client.Object
+		window  window
 	}{
 		{name: "Deployment", foreign: &appsv1.Deployment{
 			ObjectMeta: metav1.ObjectMeta{Name: "fa", Namespace: foreignNamespace},
 			Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](2), Selector: &metav1.LabelSelector{MatchLabels: labels},
 				Template: pod},
-		}, owner: newApp("fa"), ready: appReady, child: &appsv1.Deployment{}},
+		}, owner: newApp("fa"), ready: appReady, child: &appsv1.Deployment{}, window: appWindow},
 		{name: "Service", foreign: &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{Name: "fs", Namespace: foreignNamespace},
 			Spec: corev1.ServiceSpec{Selector: labels,
 				Ports: []corev1.ServicePort{{Name: "other", Port: 9090, TargetPort: intstr.FromInt32(9090)}}},
-		}, owner: newApp("fs"), ready: appReady, child: &corev1.Service{}},
+		}, owner: newApp("fs"), ready: appReady, child: &corev1.Service{}, window: appWindow},
 		{name: "ConfigMap", foreign: &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Name: "fd", Namespace: foreignNamespace},
 			Data:       map[string]string{"mine": "yes"},
@@ -70,7 +94,7 @@ func TestForeignObjectsAreLeftAlone(t *testing.T) {
 			Spec:       examplev1.DrinkSpec{Name: "fd", Drink: "tea"},
 		}, ready: func(obj client.Object) *metav1.Condition {
 			return meta.FindStatusCondition(obj.(*examplev1.Drink).Status.Conditions, examplev1.ConditionReady)
-		}, child: &corev1.ConfigMap{}},
+		}, child: &corev1.ConfigMap{}, window: drinkWindow},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := NewWithT(t)
@@ -95,12 +119,24 @@ func TestForeignObjectsAreLeftAlone(t *testing.T) {
 				}
 				g.Expect(found).To(BeTrue(), "a Warning event ResourceConflict on the owner")
 			}, time.Minute).Should(Succeed())
-			// Never touched, for a while (the blocked owner re-checks
-			// periodically): the operator's field manager never wrote it,
+			// Never touched, over a window that holds a reconcile of the
+			// blocked owner: the operator's field manager never wrote it,
 			// no owner reference, spec (generation) and labels as made.
 			// (Its resourceVersion and annotations do change: the
 			// Deployment controller writes the foreign Deployment's status
 			// and revision.)
+			// The owner's reconciles after its own status write are over:
+			// no reconcile for a second.
+			lead, before := leaderReconciles(g, c.window.controller)
+			g.Eventually(func(g Gomega) float64 {
+				last := before
+				lead, before = leaderReconciles(g, c.window.controller)
+				return before - last
+			}, time.Minute, time.Second).Should(BeZero(), "%s settles", c.window.controller)
+			wanted := c.window.reconciles(g)
+			if c.window.poke != nil {
+				c.window.poke(g, c.owner)
+			}
 			g.Consistently(func(g Gomega) {
 				live := c.foreign.DeepCopyObject().(client.Object)
 				g.Expect(admin.Get(ctx(), client.ObjectKeyFromObject(c.foreign), live)).To(Succeed())
@@ -110,7 +146,13 @@ func TestForeignObjectsAreLeftAlone(t *testing.T) {
 				for _, m := range live.GetManagedFields() {
 					g.Expect(m.Manager).NotTo(Equal(apply.FieldOwner), "the operator wrote the foreign %s", c.name)
 				}
-			}, 3*time.Second, 200*time.Millisecond).Should(Succeed())
+			}, c.window.length, 200*time.Millisecond).Should(Succeed())
+			lead2, after := leaderReconciles(g, c.window.controller)
+			g.Expect(lead2).To(Equal(lead), "the same leader over the window")
+			g.Expect(after-before).To(BeNumerically(">=", wanted),
+				"reconciles by %s within the %s window (%d owners blocked)", c.window.controller, c.window.length, wanted)
+			t.Logf("foreign %s: %s reconciled %.0f times in the %s window, %d blocked owners",
+				c.name, c.window.controller, after-before, c.window.length, wanted)
 
 			g.Expect(admin.Delete(ctx(), c.foreign)).To(Succeed())
 			start := time.Now()
@@ -127,4 +169,56 @@ func TestForeignObjectsAreLeftAlone(t *testing.T) {
 				c.name, time.Since(start).Round(10*time.Millisecond))
 		})
 	}
+}
+
+// window is how a test shows that the operator looked at a blocked owner
+// while it expects the foreign object untouched.
+type window struct {
+	// controller is the operator's controller of the owner's kind.
+	controller string
+	// length is how long the window lasts.
+	length time.Duration
+	// poke, when set, changes the owner at the window's start.
+	poke func(Gomega, client.Object)
+	// reconciles is how many reconciles of the controller the window must
+	// hold at least, counted when it starts.
+	reconciles func(Gomega) int
+}
+
+// blockedApplications counts the Applications of the cluster that are
+// Ready=False with reason ResourceConflict: each rechecks once per
+// ConflictRecheckInterval.
+func blockedApplications(g Gomega) int {
+	apps := &sunappsv1.ApplicationList{}
+	g.Expect(admin.List(ctx(), apps)).To(Succeed())
+	n := 0
+	for _, app := range apps.Items {
+		if c := meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionReady); c != nil &&
+			c.Reason == sunappsv1.ReasonResourceConflict {
+			n++
+		}
+	}
+	return n
+}
+
+// leaderReconciles returns the leading run ("slot/run") and its
+// controller_runtime_reconcile_total of controller, summed over the results
+// that are no error.
+func leaderReconciles(g Gomega, controller string) (string, float64) {
+	r := leader()
+	g.Expect(r).NotTo(BeNil(), "no replica leads")
+	r.mu.Lock()
+	run := fmt.Sprintf("%d/%d", r.slot, r.runs)
+	r.mu.Unlock()
+	metrics, err := testutil.ScrapeMetrics(metricsClient, fmt.Sprintf("http://localhost:%d/metrics", replicaPorts[r.slot].metrics))
+	g.Expect(err).NotTo(HaveOccurred())
+	var total float64
+	found := false
+	for _, result := range []string{"success", "requeue", "requeue_after"} {
+		v, ok := metrics[fmt.Sprintf(`controller_runtime_reconcile_total{controller=%q,result=%q}`, controller, result)]
+		total += v
+		found = found || ok
+	}
+	g.Expect(found).To(BeTrue(), "no controller_runtime_reconcile_total of %s", controller)
+	return run, total
 }
