@@ -186,9 +186,16 @@ dev-cluster-down: ## Stop and remove the local cluster.
 build: manifests generate fmt vet ## Build manager binary.
 	go build -o bin/manager cmd/main.go
 
-RUN_ARGS ?= --operator-namespace=sunstrider-operator-system --webhook-extra-dns-names=localhost --webhook-cert-path=$(LOCALBIN)/run-certs
+# `make run` serves the webhooks on https://localhost:$(RUN_WEBHOOK_PORT), where
+# `make install` points the Drink CRD's conversion webhook: a local cluster's
+# API server (make dev-cluster) reaches it. --cert-mode=local keeps the CA and
+# certificate in $(RUN_CERT_DIR) and injects the CA: no operator namespace or
+# Secret is needed (docs/drink-versions.md, "Running locally").
+RUN_WEBHOOK_PORT ?= 9443
+RUN_CERT_DIR ?= $(LOCALBIN)/run-certs
+RUN_ARGS ?= --cert-mode=local --webhook-port=$(RUN_WEBHOOK_PORT) --webhook-cert-path=$(RUN_CERT_DIR)
 .PHONY: run
-run: manifests generate fmt vet ## Run the operator from your host against $KUBECONFIG (ENABLE_WEBHOOKS=false turns webhooks off).
+run: manifests generate fmt vet ## Run the operator from your host against $KUBECONFIG, after make install (ENABLE_WEBHOOKS=false turns webhooks off).
 	go run ./cmd/main.go $(RUN_ARGS)
 
 # If you wish to build the manager image targeting other platforms you can use the --platform flag.
@@ -239,13 +246,18 @@ ifndef ignore-not-found
   ignore-not-found = false
 endif
 
+# The CRDs make install applies call the conversion webhook of the operator
+# run by `make run` (hack/devconfig rewrites config/crd's Service reference);
+# `make deploy` applies config/default's CRDs over them (same field manager),
+# which call the in-cluster Service instead.
 .PHONY: install
-install: manifests kustomize ## Install CRDs into the K8s cluster specified in ~/.kube/config.
+install: manifests kustomize ## Install CRDs into the cluster of $KUBECONFIG, Drinks converted by the webhook `make run` serves (https://localhost:9443).
 	@out="$$( "$(KUSTOMIZE)" build config/crd 2>/dev/null || true )"; \
-	if [ -n "$$out" ]; then echo "$$out" | "$(KUBECTL)" apply --server-side --force-conflicts -f -; else echo "No CRDs to install; skipping."; fi
+	if [ -n "$$out" ]; then echo "$$out" | go run ./hack/devconfig -base https://localhost:$(RUN_WEBHOOK_PORT) | \
+		"$(KUBECTL)" apply --server-side --force-conflicts -f -; else echo "No CRDs to install; skipping."; fi
 
 .PHONY: uninstall
-uninstall: manifests kustomize ## Uninstall CRDs from the K8s cluster specified in ~/.kube/config. Call with ignore-not-found=true to ignore resource not found errors during deletion.
+uninstall: manifests kustomize ## Uninstall CRDs (and with them every object of their kinds) from the cluster of $KUBECONFIG. Call with ignore-not-found=true to ignore resource not found errors during deletion.
 	@out="$$( "$(KUSTOMIZE)" build config/crd 2>/dev/null || true )"; \
 	if [ -n "$$out" ]; then echo "$$out" | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -; else echo "No CRDs to delete; skipping."; fi
 

@@ -397,7 +397,8 @@ func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options) (bool, err
 		certsReady = ready
 	case certModeExternal:
 	default:
-		return false, fmt.Errorf("--cert-mode must be %q, %q or %q, not %q", certModeSelf, certModeLocal, certModeExternal, o.certMode)
+		return false, fmt.Errorf("--cert-mode must be %q, %q or %q, not %q",
+			certModeSelf, certModeLocal, certModeExternal, o.certMode)
 	}
 	if certsReady != nil {
 		if err := mgr.AddReadyzCheck("certificates", certsReady); err != nil {

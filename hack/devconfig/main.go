@@ -3,6 +3,8 @@
 // `clientConfig.service` in the webhook configurations and CRD conversion
 // stanzas read from stdin becomes `clientConfig.url` at -base (for example
 // https://localhost:9443), keeping the path. Other objects pass unchanged.
+// `make dev` and the e2e suite run config/dev through it, `make install`
+// config/crd.
 package main
 
 import (

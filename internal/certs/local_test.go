@@ -69,7 +69,7 @@ func TestSetCABundle(t *testing.T) {
 	}
 	hooks := func(caBundles ...string) *unstructured.Unstructured {
 		u := object(validatingGVK, "validating")
-		var list []any
+		list := make([]any, 0, len(caBundles))
 		for _, b := range caBundles {
 			list = append(list, map[string]any{"name": "h", "clientConfig": map[string]any{"caBundle": b}})
 		}
