@@ -33,15 +33,10 @@ import (
 	// to ensure that exec-entrypoint and run can make use of them.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
-	kappsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -54,7 +49,6 @@ import (
 	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
-	"sunstrider.cn/operator/internal/apply"
 	"sunstrider.cn/operator/internal/certs"
 	controllers "sunstrider.cn/operator/internal/controller"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
@@ -286,7 +280,7 @@ func run(o *options) error {
 		LeaseDuration:                 &o.leaseDuration,
 		RenewDeadline:                 &o.renewDeadline,
 		RetryPeriod:                   &o.retryPeriod,
-		Cache:                         cacheOptions(),
+		Cache:                         controllers.CacheOptions(),
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
@@ -317,30 +311,6 @@ func run(o *options) error {
 
 	setupLog.Info("Starting manager")
 	return mgr.Start(ctx)
-}
-
-// cacheOptions keeps the informer caches small: no managedFields anywhere
-// (the operator compares live objects with its desired ones, not field
-// ownership), and Pods (watched as metadata only) stripped to their name,
-// deletion and the Guestbook label.
-func cacheOptions() cache.Options {
-	managed := labels.SelectorFromSet(labels.Set{apply.ManagedByLabel: apply.ManagedByValue})
-	return cache.Options{
-		DefaultTransform: cache.TransformStripManagedFields(),
-		ByObject: map[client.Object]cache.ByObject{
-			// Of a Pod's labels only the one the Guestbook watch maps by.
-			&corev1.Pod{}: {Transform: controllers.PodMetadataTransform(webappcontroller.LabelGuestbook)},
-			// Only the children the operator made (and labelled) are cached:
-			// the controllers confirm a cache miss with an uncached GET before
-			// creating, so a foreign same-named object is still seen and left
-			// alone, and an Application blocked by one re-checks it every
-			// 30 s (docs/performance.md). ConfigMaps stay unfiltered:
-			// Guestbooks read foreign ones.
-			&kappsv1.Deployment{}:  {Label: managed},
-			&corev1.Service{}:      {Label: managed},
-			&kappsv1.StatefulSet{}: {Label: managed},
-		},
-	}
 }
 
 // The objects whose webhook client configurations carry the operator's CA.
@@ -422,17 +392,17 @@ func setupControllers(mgr ctrl.Manager, o *options) error {
 	recorder := mgr.GetEventRecorder("sunstrider-operator")
 	reconcilers := map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"apps-application": &appscontroller.ApplicationReconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: recorder,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
 		},
 		"poc-mycustomresource": &poccontroller.MyCustomResourceReconciler{
-			Client: mgr.GetClient(), Scheme: mgr.GetScheme(), Recorder: recorder,
+			Client: mgr.GetClient(), Recorder: recorder,
 		},
 		"webapp-guestbook": &webappcontroller.GuestbookReconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: recorder,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
 			Image: o.guestbookImage,
 		},
 		"example-drink": &examplecontroller.DrinkReconciler{
-			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Scheme: mgr.GetScheme(), Recorder: recorder,
+			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
 		},
 	}
 	for name, c := range reconcilers {

@@ -20,31 +20,36 @@ package controller
 import (
 	"time"
 
-	"golang.org/x/time/rate"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// Retry limits of every controller: a failed reconcile is retried after
-// 5 ms, doubling up to 1000 s per object (controller-runtime's default), and
-// all retries of a controller together are held to RetryQPS after a burst of
-// RetryBurst. controller-runtime's priority queue drops that overall limit;
-// without it, when the API server goes away, every object in flight retries
-// ~8 times in its first second and a large backlog floods the server as it
-// comes back. Only retries are limited: events are queued at once.
-const (
-	RetryQPS   = 10
-	RetryBurst = 100
-)
-
 // Options returns the controller options every controller of the operator
-// is built with.
+// is built with. A failed reconcile is retried after 5 ms, doubling up to
+// 1000 s per object, and all retries of a controller together are held to
+// 10/s after a burst of 100: client-go's default controller rate limiter,
+// set explicitly because controller-runtime's priority queue otherwise
+// keeps only the per-object backoff. Without the overall limit, when the
+// API server goes away, every object in flight retries ~8 times in its
+// first second and a large backlog floods the server as it comes back.
+// Only retries are limited: events are queued at once.
 func Options() controller.Options {
 	return controller.Options{
-		RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](5*time.Millisecond, 1000*time.Second),
-			&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(RetryQPS), RetryBurst)},
-		),
+		RateLimiter: workqueue.DefaultTypedControllerRateLimiter[reconcile.Request](),
 	}
+}
+
+// ConflictRecheckInterval is how often, by default, a parent blocked by a
+// foreign object in its child's place (Ready=False, ResourceConflict)
+// looks again: the manager caches only the children it labelled, so the
+// foreign object's removal wakes nobody.
+const ConflictRecheckInterval = 30 * time.Second
+
+// OrDefault returns d, or def when d is zero.
+func OrDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
 }

@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // Suite is one package's envtest control plane and the manager under test,
@@ -98,6 +100,8 @@ func (s *Suite) StartManager(options ...func(*ctrl.Options)) error {
 		Logger:                 s.Reconciles.Logger(ctrl.Log),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+		// The cache production runs with (label filters, transforms).
+		Cache: controllers.CacheOptions(),
 		// Restart tests register the same controllers again in this process.
 		Controller: config.Controller{SkipNameValidation: new(true)},
 	}
@@ -174,3 +178,9 @@ func (s *Suite) ExpectReconciled(g gomega.Gomega, mark ReconcileMark, controller
 		return s.Reconciles.NotReconciledSince(mark, controller, keys...)
 	}).Should(gomega.BeEmpty(), "objects %s has not reconciled", controller)
 }
+
+// ConflictRecheck is the conflict recheck interval of the controllers in
+// envtest suites: short, so that a test sees a blocked parent recover once
+// the foreign object is gone (the production cache does not hold it, so
+// only the recheck notices).
+const ConflictRecheck = 2 * time.Second

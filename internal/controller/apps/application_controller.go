@@ -2,17 +2,14 @@ package apps
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -23,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
 )
 
@@ -33,8 +31,10 @@ type ApplicationReconciler struct {
 	// APIReader reads around the cache, to confirm a child is really absent
 	// before creating it.
 	APIReader client.Reader
-	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
+	// ConflictRecheck is how often an Application blocked by a foreign
+	// child looks again; ConflictRecheckInterval when zero.
+	ConflictRecheck time.Duration
 }
 
 // +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications,verbs=get;list;watch
@@ -50,6 +50,9 @@ type applicationScope struct {
 	observation
 	// created and updated name the kinds of the children this reconcile wrote.
 	created, updated []string
+	// stale is true when a child changed between the read and the write:
+	// its event triggers the next reconcile, which writes the status.
+	stale bool
 }
 
 // Reconcile brings an Application's children in line with its spec and
@@ -73,7 +76,7 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	} {
 		if err := phase(ctx, s); err != nil {
 			errs = append(errs, err)
-			if !apiAnswered(err) {
+			if !apply.Answered(err) {
 				// The API server did not answer: the next phases and the
 				// status write would fail the same way. Retry later.
 				return ctrl.Result{}, err
@@ -81,6 +84,9 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 	}
 	r.recordEvents(ctx, s)
+	if s.stale {
+		return ctrl.Result{}, kerrors.NewAggregate(errs)
+	}
 	// A Deployment just created is followed by its own watch event, whose
 	// reconcile writes the status from it: writing one now would be a write
 	// more per Application, soon replaced.
@@ -92,21 +98,15 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if len(errs) == 0 && len(s.conflicts) > 0 {
 		// The manager may cache only the children it labelled: the removal
 		// of a foreign object in the way then wakes nobody, so look again.
-		return ctrl.Result{RequeueAfter: ConflictRecheckInterval}, nil
+		return ctrl.Result{RequeueAfter: controllers.OrDefault(r.ConflictRecheck, ConflictRecheckInterval)}, nil
 	}
 	return ctrl.Result{}, kerrors.NewAggregate(errs)
 }
 
-// apiAnswered tells whether err is an answer of the API server (a status
-// such as Conflict or Invalid) rather than a failure to reach it.
-func apiAnswered(err error) bool {
-	var status apierrors.APIStatus
-	return errors.As(err, &status)
-}
-
-// ConflictRecheckInterval is how often an Application blocked by a foreign
-// child (Ready=False, ResourceConflict) checks whether it is still there.
-const ConflictRecheckInterval = 30 * time.Second
+// ConflictRecheckInterval is how often, by default, an Application blocked
+// by a foreign child (Ready=False, ResourceConflict) checks whether it is
+// still there.
+const ConflictRecheckInterval = controllers.ConflictRecheckInterval
 
 // updateStatus writes the status computed from s, only when it changed, and
 // records an event when the write makes the Application blocked by a

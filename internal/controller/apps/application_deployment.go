@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -17,17 +16,17 @@ import (
 	"sunstrider.cn/operator/internal/apply"
 )
 
-// reconcileDeployment applies the desired Deployment when the live one
-// differs, and records what it saw in s.
+// reconcileDeployment makes the Deployment hold the Application's spec
+// (the shared child path: apply.Applier) and records what it saw in s.
 func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *applicationScope) error {
 	app := s.app
 	live := &appsv1.Deployment{}
-	found, err := apply.Get(ctx, r.Client, r.APIReader, client.ObjectKeyFromObject(app), live)
+	found, conflict, err := r.applier().Observe(ctx, app.UID, client.ObjectKeyFromObject(app), live)
 	if err != nil {
 		return err
 	}
-	if found && !apply.IsOurs(live, app.UID) {
-		s.conflicts = append(s.conflicts, fmt.Sprintf("Deployment %s/%s", live.Namespace, live.Name))
+	if conflict != "" {
+		s.conflicts = append(s.conflicts, conflict)
 		// The Service still selects the Pods this Application would have.
 		s.selector, _ = applicationSelector(app, nil)
 		return nil
@@ -39,56 +38,55 @@ func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *appl
 	selector, err := applicationSelector(app, existing)
 	s.selector = selector
 	if errors.Is(err, errSelectorImmutable) {
-		s.deployment = live
+		s.deployment = existing
 		s.failure = &failure{reason: sunappsv1.ReasonSelectorImmutable, message: err.Error()}
 		return nil
 	}
 
-	desired := desiredDeployment(app, selector)
-	if err := apply.SetHash(desired); err != nil {
-		return err
+	var current client.Object
+	if existing != nil {
+		current = existing
 	}
-	if found {
-		inSync, err := apply.InSync(desired, live)
-		if err != nil {
-			return err
-		}
-		if inSync {
-			s.deployment = live
-			return nil
-		}
-	}
-
-	cfg, err := apply.Into[appsv1ac.DeploymentApplyConfiguration](desired)
+	out, err := r.applier().Write(ctx, desiredDeployment(app, selector), current)
 	if err != nil {
 		return err
 	}
-	cfg.Status = nil
-	if err := r.Apply(ctx, cfg, client.FieldOwner(apply.FieldOwner), client.ForceOwnership); err != nil {
-		if apierrors.IsInvalid(err) {
-			// Retrying cannot help: the spec must change, which triggers a reconcile.
-			s.deployment = existing
-			s.failure = &failure{reason: sunappsv1.ReasonApplyFailed, message: fmt.Sprintf("Deployment rejected: %v", err)}
-			return nil
-		}
-		return fmt.Errorf("applying Deployment %s/%s: %w", app.Namespace, app.Name, err)
-	}
-	applied, err := apply.Into[appsv1.Deployment](cfg)
-	if err != nil {
-		return err
-	}
-	s.deployment = applied
-	s.recordApplied("Deployment", found)
-	return nil
+	return s.record("Deployment", out, func(obj client.Object) { s.deployment, _ = obj.(*appsv1.Deployment) })
 }
 
-// recordApplied notes a child written by this reconcile, for one event.
-func (s *applicationScope) recordApplied(kind string, existed bool) {
-	if existed {
-		s.updated = append(s.updated, kind)
-		return
+// applier is the shared child path, reading through the cache and the API
+// server this reconciler was given.
+func (r *ApplicationReconciler) applier() *apply.Applier {
+	return &apply.Applier{Client: r.Client, APIReader: r.APIReader}
+}
+
+// record notes in s what applying a child of kind did: the live child (set
+// with setLive; after a refused write, the child as it was), a refusal as
+// the failure the status reports, a stale read, the write for one event. A
+// refusal other than Invalid is returned too, so the reconcile is retried
+// (a quota or an admission policy may change); Invalid needs a new spec,
+// whose event triggers the next reconcile.
+func (s *applicationScope) record(kind string, out apply.Outcome, setLive func(client.Object)) error {
+	if out.Live != nil {
+		setLive(out.Live)
 	}
-	s.created = append(s.created, kind)
+	s.stale = s.stale || out.Stale
+	switch out.Action {
+	case apply.Created:
+		s.created = append(s.created, kind)
+	case apply.Updated:
+		s.updated = append(s.updated, kind)
+	}
+	if out.Rejected == nil {
+		return nil
+	}
+	if s.failure == nil {
+		s.failure = &failure{reason: sunappsv1.ReasonApplyFailed, message: apply.RefusalMessage(kind, out.Rejected)}
+	}
+	if apierrors.IsInvalid(out.Rejected) {
+		return nil
+	}
+	return fmt.Errorf("applying %s %s/%s: %w", kind, s.app.Namespace, s.app.Name, out.Rejected)
 }
 
 // recordEvents logs the children this reconcile wrote and emits one Updated

@@ -1,22 +1,15 @@
 package apps
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"net/url"
-	"syscall"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
@@ -210,27 +203,6 @@ func TestChangedStatusParts(t *testing.T) {
 			changed := *base.DeepCopy()
 			tt.change(&changed)
 			NewWithT(t).Expect(changedStatusParts(&base, &changed)).To(Equal(tt.want))
-		})
-	}
-}
-
-func TestAPIAnswered(t *testing.T) {
-	gr := schema.GroupResource{Group: "apps", Resource: "deployments"}
-	tests := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{name: "conflict", err: apierrors.NewConflict(gr, "a", errors.New("changed")), want: true},
-		{name: "wrapped invalid", err: fmt.Errorf("applying Deployment: %w", apierrors.NewInvalid(
-			schema.GroupKind{Group: "apps", Kind: "Deployment"}, "a", nil)), want: true},
-		{name: "connection refused", err: fmt.Errorf("applying Deployment: %w",
-			&url.Error{Op: "Patch", URL: "https://127.0.0.1:6443", Err: syscall.ECONNREFUSED}), want: false},
-		{name: "deadline", err: context.DeadlineExceeded, want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			NewWithT(t).Expect(apiAnswered(tt.err)).To(Equal(tt.want))
 		})
 	}
 }

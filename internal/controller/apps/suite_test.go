@@ -37,8 +37,10 @@ func setupApplicationController(mgr ctrl.Manager) error {
 	return (&ApplicationReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
-		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("sunstrider-operator"),
+		// Production's cache holds no foreign child: a conflict is seen to
+		// end by a recheck, made short here.
+		ConflictRecheck: testutil.ConflictRecheck,
 	}).SetupWithManager(mgr)
 }
 

@@ -18,13 +18,9 @@ package example
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -61,7 +57,10 @@ type configMapObservation struct {
 	// conflict is set when a ConfigMap of that name exists and is not
 	// controlled by the Drink.
 	conflict *configMapConflict
-	// err is the error met while reading or applying the ConfigMap.
+	// refused is the API server's answer when it refused the ConfigMap.
+	refused error
+	// err is the failure to reach the API server (or to encode the
+	// ConfigMap): the reconcile is retried and the status left as it is.
 	err error
 	// stale is true when the cached ConfigMap was older than the live one:
 	// nothing was changed and the status must not be computed from it.
@@ -101,9 +100,9 @@ func desiredConfigMap(drink *examplev1.Drink) (*corev1.ConfigMap, error) {
 	return cm, nil
 }
 
-// reconcileConfigMap makes the Drink's ConfigMap hold its spec, unless a
-// ConfigMap of that name exists that the Drink does not control. It applies
-// only when the live ConfigMap differs from the desired one.
+// reconcileConfigMap makes the Drink's ConfigMap hold its spec through the
+// shared child path (apply.Applier), unless a ConfigMap of that name exists
+// that the Drink does not control.
 func (r *DrinkReconciler) reconcileConfigMap(ctx context.Context, drink *examplev1.Drink) configMapObservation {
 	obs := configMapObservation{name: drink.Name}
 	desired, err := desiredConfigMap(drink)
@@ -112,68 +111,48 @@ func (r *DrinkReconciler) reconcileConfigMap(ctx context.Context, drink *example
 		return obs
 	}
 	key := client.ObjectKeyFromObject(desired)
-	live, err := r.liveConfigMap(ctx, key)
-	if err != nil {
+	live := &corev1.ConfigMap{}
+	applier := &apply.Applier{Client: r.Client, APIReader: r.APIReader}
+	found, conflict, err := applier.Observe(ctx, drink.UID, key, live)
+	switch {
+	case err != nil:
 		obs.err = err
 		return obs
-	}
-	if live != nil && !apply.IsOurs(live, drink.UID) {
+	case conflict != "":
 		obs.conflict = &configMapConflict{controller: controllerOf(live)}
 		return obs
 	}
-	if live != nil {
-		inSync, err := apply.InSync(desired, live)
-		if err != nil {
-			obs.err = err
-			return obs
-		}
-		if inSync {
-			obs.owned = true
-			return obs
-		}
+	var current client.Object
+	if found {
+		current = live
 	}
-
-	cfg, err := apply.Into[corev1ac.ConfigMapApplyConfiguration](desired)
-	if err != nil {
+	out, err := applier.Write(ctx, desired, current)
+	switch {
+	case err != nil:
 		obs.err = err
 		return obs
-	}
-	if live != nil {
-		// Only change the ConfigMap that was checked: a stale cached copy
-		// (or a ConfigMap replaced meanwhile) makes the apply conflict.
-		cfg.WithResourceVersion(live.ResourceVersion)
-	}
-	if err := r.Apply(ctx, cfg, client.FieldOwner(apply.FieldOwner), client.ForceOwnership); err != nil {
-		if live != nil && apierrors.IsConflict(err) {
-			obs.stale = true
-			return obs
-		}
-		obs.err = fmt.Errorf("applying ConfigMap %s: %w", key, err)
+	case out.Stale:
+		obs.stale = true
+		return obs
+	case out.Rejected != nil:
+		obs.refused = out.Rejected
 		return obs
 	}
 	obs.owned = true
 
 	log := ctrl.LoggerFrom(ctx)
-	if live == nil {
+	switch out.Action {
+	case apply.Created:
 		log.Info("Created ConfigMap", "configMap", key)
 		r.Recorder.Eventf(drink, nil, corev1.EventTypeNormal, eventConfigMapCreated, actionCreate,
 			"Created ConfigMap %s", key)
-	} else {
+	case apply.Updated:
 		log.Info("Updated ConfigMap", "configMap", key)
 		r.Recorder.Eventf(drink, nil, corev1.EventTypeNormal, eventConfigMapUpdated, actionUpdate,
 			"Updated ConfigMap %s to match the Drink", key)
+	case apply.Unchanged:
 	}
 	return obs
-}
-
-// liveConfigMap returns the ConfigMap at key, nil when it does not exist.
-func (r *DrinkReconciler) liveConfigMap(ctx context.Context, key types.NamespacedName) (*corev1.ConfigMap, error) {
-	cm := &corev1.ConfigMap{}
-	found, err := apply.Get(ctx, r.Client, r.APIReader, key, cm)
-	if !found {
-		return nil, err
-	}
-	return cm, nil
 }
 
 // controllerOf returns "Kind/name" of obj's controller, empty when none.

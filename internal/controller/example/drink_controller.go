@@ -23,7 +23,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -45,7 +44,6 @@ type DrinkReconciler struct {
 	// APIReader reads from the API server directly; it confirms a cache miss
 	// before a ConfigMap is created.
 	APIReader client.Reader
-	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
 }
 
@@ -70,6 +68,11 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 
 	obs := r.reconcileConfigMap(ctx, &drink)
+	if obs.err != nil {
+		// The API server did not answer: what the status would say is
+		// unknown. Retry.
+		return ctrl.Result{}, obs.err
+	}
 	if obs.stale {
 		// The newer ConfigMap is on its way to the cache; its event
 		// triggers the next reconcile.
@@ -81,12 +84,17 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	computeStatus(&drink, obs)
 	patched, err := r.patchStatus(ctx, orig, &drink)
 	if err != nil {
-		return ctrl.Result{}, errors.Join(obs.err, err)
+		return ctrl.Result{}, errors.Join(obs.refused, err)
 	}
 	if patched {
 		r.recordConflict(orig, &drink, obs)
 	}
-	return ctrl.Result{}, obs.err
+	if obs.refused != nil && !rejected(obs.refused) {
+		// A refusal that may pass later (a quota, a terminating
+		// namespace): retry with backoff.
+		return ctrl.Result{}, obs.refused
+	}
+	return ctrl.Result{}, nil
 }
 
 // patchStatus writes drink's status when it differs from orig's, and reports

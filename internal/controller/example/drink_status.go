@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
+	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
 )
 
@@ -84,12 +85,12 @@ func configMapSyncedCondition(drink *examplev1.Drink, obs configMapObservation) 
 	case obs.conflict != nil:
 		c.Status, c.Reason = metav1.ConditionFalse, examplev1.ReasonResourceConflict
 		c.Message = conflictMessage(ref, obs.conflict)
-	case obs.err != nil && rejected(obs.err):
+	case obs.refused != nil && rejected(obs.refused):
 		c.Status, c.Reason = metav1.ConditionFalse, examplev1.ReasonApplyRejected
-		c.Message = obs.err.Error()
-	case obs.err != nil:
+		c.Message = apply.RefusalMessage("ConfigMap", obs.refused)
+	case obs.refused != nil:
 		c.Status, c.Reason = metav1.ConditionFalse, examplev1.ReasonApplyFailed
-		c.Message = obs.err.Error()
+		c.Message = apply.RefusalMessage("ConfigMap", obs.refused)
 	default:
 		c.Status, c.Reason = metav1.ConditionTrue, examplev1.ReasonSynced
 		c.Message = fmt.Sprintf("ConfigMap %s holds the drink", ref)

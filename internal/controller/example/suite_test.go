@@ -67,7 +67,6 @@ func setupDrinkController(mgr ctrl.Manager) error {
 	return (&DrinkReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
-		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("sunstrider-operator"),
 	}).SetupWithManager(mgr)
 }

@@ -21,22 +21,19 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
-	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
 var (
 	scheme = runtime.NewScheme()
-	suite  = &testutil.Suite{Scheme: scheme, Setup: setupMyCustomResourceController, Options: []func(*ctrl.Options){withPodTransform}}
+	suite  = &testutil.Suite{Scheme: scheme, Setup: setupMyCustomResourceController}
 	// k8sClient talks to the API server directly.
 	k8sClient client.Client
 	// writes counts the API writes of the running manager.
@@ -66,20 +63,10 @@ func stopManager() { suite.StopManager() }
 // newG returns a gomega bound to t with timeouts fit for envtest.
 func newG(t *testing.T) *WithT { return testutil.NewG(t) }
 
-// setupMyCustomResourceController registers the controller with the Pod
-// cache transform main uses.
+// setupMyCustomResourceController registers the controller.
 func setupMyCustomResourceController(mgr ctrl.Manager) error {
 	return (&MyCustomResourceReconciler{
 		Client:   mgr.GetClient(),
-		Scheme:   mgr.GetScheme(),
 		Recorder: mgr.GetEventRecorder("sunstrider-operator"),
 	}).SetupWithManager(mgr)
-}
-
-// withPodTransform is the cache option main sets for Pods (main also keeps
-// the Guestbook label, which MyCustomResource does not read).
-func withPodTransform(o *ctrl.Options) {
-	o.Cache = cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}: {Transform: controllers.PodMetadataTransform()},
-	}}
 }

@@ -30,6 +30,7 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // DefaultGuestbookImage is the guestbook image used when the reconciler's
@@ -39,7 +40,7 @@ const DefaultGuestbookImage = "registry.k8s.io/guestbook:v3"
 const (
 	// LabelGuestbook names, on the Pods of a Guestbook, the Guestbook they
 	// belong to. The Pod watch maps Pods to Guestbooks through it.
-	LabelGuestbook = "webapp.my.domain/guestbook"
+	LabelGuestbook = controllers.GuestbookPodLabel
 	// LabelRole holds the role of an instance: RoleActive or RoleStandby.
 	// The operator sets it on the Pods; the Service selects RoleActive.
 	LabelRole = "webapp.my.domain/role"

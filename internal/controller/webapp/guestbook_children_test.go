@@ -23,7 +23,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
@@ -140,18 +139,6 @@ func TestDesiredStatefulSetHashFollowsInputs(t *testing.T) {
 	bigger := testGuestbook()
 	bigger.Spec.Size = 5
 	g.Expect(hash(bigger, "sum1")).NotTo(Equal(base))
-
-	// The apply configuration carries the spec and no status.
-	sts, err := desiredStatefulSet(testGuestbook(), "img", "sum1")
-	g.Expect(err).NotTo(HaveOccurred())
-	cfg, err := applyConfigurationOf(sts)
-	g.Expect(err).NotTo(HaveOccurred())
-	ac := cfg.(*appsv1ac.StatefulSetApplyConfiguration)
-	g.Expect(ac.Status).To(BeNil())
-	g.Expect(*ac.Spec.Replicas).To(Equal(int32(3)))
-	g.Expect(*ac.Kind).To(Equal("StatefulSet"))
-	g.Expect(ac.OwnerReferences).To(HaveLen(1))
-	g.Expect(ac.CreationTimestamp).To(BeNil())
 }
 
 func TestDesiredService(t *testing.T) {

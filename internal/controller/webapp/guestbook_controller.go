@@ -21,12 +21,12 @@ package webapp
 import (
 	"context"
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -46,10 +46,12 @@ type GuestbookReconciler struct {
 	// that a child is absent before creating it and gives the fresh view of
 	// the Pods the relabelling acts on.
 	APIReader client.Reader
-	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
 	// Image is the guestbook image; DefaultGuestbookImage when empty.
 	Image string
+	// ConflictRecheck is how often a Guestbook blocked by a foreign child
+	// looks again; controllers.ConflictRecheckInterval when zero.
+	ConflictRecheck time.Duration
 }
 
 // Guestbooks are read from the cache only. Setting blockOwnerDeletion on the
@@ -95,7 +97,12 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	orig := gb.DeepCopy()
 	setStatus(gb, obs)
 	r.recordProblems(orig, gb)
-	return ctrl.Result{}, r.patchStatus(ctx, orig, gb)
+	if err := r.patchStatus(ctx, orig, gb); err != nil || obs.conflict == "" {
+		return ctrl.Result{}, err
+	}
+	// The manager caches only the children it labelled: the removal of the
+	// foreign object in the way wakes nobody, so look again.
+	return ctrl.Result{RequeueAfter: controllers.OrDefault(r.ConflictRecheck, controllers.ConflictRecheckInterval)}, nil
 }
 
 // reconcileWorkload runs the phases in order; a missing namespace or a
@@ -118,15 +125,17 @@ func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv
 	if err != nil {
 		return obs, err
 	}
-	if obs.conflict, err = r.ensureChild(ctx, gb, sts, &appsv1.StatefulSet{}); err != nil || obs.conflict != "" {
+	liveSts, conflict, err := r.ensureChild(ctx, gb, sts, &appsv1.StatefulSet{})
+	if obs.conflict = conflict; err != nil || conflict != "" {
 		return obs, err
 	}
+	obs.statefulSet, _ = liveSts.(*appsv1.StatefulSet)
 
 	svc, err := desiredService(gb)
 	if err != nil {
 		return obs, err
 	}
-	if obs.conflict, err = r.ensureChild(ctx, gb, svc, &corev1.Service{}); err != nil || obs.conflict != "" {
+	if _, obs.conflict, err = r.ensureChild(ctx, gb, svc, &corev1.Service{}); err != nil || obs.conflict != "" {
 		return obs, err
 	}
 

@@ -28,6 +28,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -393,4 +394,64 @@ func TestGuestbookSampleIsAccepted(t *testing.T) {
 	g.Expect(sample.Spec.ConfigMapName).To(Equal("guestbook-conf"))
 	g.Expect(sample.Spec.Type).To(Equal(webappv1.AliasPhone))
 	g.Expect(k8sClient.Create(context.Background(), sample, client.DryRunAll)).To(Succeed())
+}
+
+// A Guestbook blocked by a foreign StatefulSet recovers once that is gone:
+// the production cache never holds the foreign object, so only the
+// conflict recheck can notice (it never did before the recheck existed).
+func TestGuestbookRecoversWhenTheForeignStatefulSetIsDeleted(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	labels := map[string]string{"app": "theirs"}
+	theirs := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "gb-freed", Namespace: ns},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas: new(int32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/theirs:1"}}},
+			},
+		},
+	}
+	g.Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
+	gb := newGuestbook("gb-freed", ns, 1, "freed-conf")
+	createGuestbook(t, g, gb)
+	g.Eventually(func(g Gomega) {
+		g.Expect(condition(g, gb.Name, webappv1.ConditionReady).Reason).To(Equal(webappv1.ReasonResourceConflict))
+	}).Should(Succeed())
+
+	g.Expect(k8sClient.Delete(ctx, theirs)).To(Succeed())
+	sts := waitForStatefulSetRollingOut(g, ns, gb.Name)
+	g.Eventually(func(g Gomega) {
+		got := &appsv1.StatefulSet{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(sts), got)).To(Succeed())
+		g.Expect(apply.IsControlledBy(got, getGuestbook(g, gb.Name).UID)).To(BeTrue())
+	}).Should(Succeed())
+}
+
+// Ready follows the StatefulSet's rollout: until its controller reports
+// the current template everywhere, the Guestbook is RollingOut (kstatus
+// InProgress), whatever its Pods say.
+func TestGuestbookIsRollingOutUntilTheStatefulSetHasRolledOut(t *testing.T) {
+	g := newG(t)
+	ns := testutil.Namespace(t, k8sClient)
+	gb := newGuestbook("gb-rolling", ns, 1, "rolling-conf")
+	createGuestbook(t, g, gb)
+	sts := waitForStatefulSetRollingOut(g, ns, gb.Name)
+	createPods(g, sts, 0)
+	setReady(g, ns, sts.Name+"-0", true)
+	g.Eventually(func(g Gomega) {
+		c := condition(g, gb.Name, webappv1.ConditionReady)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(webappv1.ReasonRollingOut))
+	}).Should(Succeed())
+
+	markRolledOut(g, sts)
+	g.Eventually(func(g Gomega) {
+		got := getGuestbook(g, gb.Name)
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, webappv1.ConditionReady)).To(BeTrue())
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+	}).Should(Succeed())
 }

@@ -82,12 +82,44 @@ func condition(g Gomega, name, conditionType string) metav1.Condition {
 	return metav1.Condition{}
 }
 
+// waitForStatefulSet waits for the Guestbook's StatefulSet and then reports
+// it rolled out in its status, as the StatefulSet controller (which envtest
+// does not run) would once every instance runs the current template.
 func waitForStatefulSet(g *WithT, namespace, name string) *appsv1.StatefulSet {
+	sts := waitForStatefulSetRollingOut(g, namespace, name)
+	markRolledOut(g, sts)
+	return sts
+}
+
+// waitForStatefulSetRollingOut waits for the Guestbook's StatefulSet and
+// leaves its status as the API server made it: nothing rolled out.
+func waitForStatefulSetRollingOut(g *WithT, namespace, name string) *appsv1.StatefulSet {
 	sts := &appsv1.StatefulSet{}
 	g.Eventually(func() error {
 		return k8sClient.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, sts)
 	}).Should(Succeed())
 	return sts
+}
+
+// markRolledOut writes the status the StatefulSet controller writes once
+// every instance runs sts's current template.
+func markRolledOut(g *WithT, sts *appsv1.StatefulSet) {
+	g.Eventually(func() error {
+		live := &appsv1.StatefulSet{}
+		if err := k8sClient.Get(context.Background(), client.ObjectKeyFromObject(sts), live); err != nil {
+			return err
+		}
+		replicas := *live.Spec.Replicas
+		live.Status = appsv1.StatefulSetStatus{
+			ObservedGeneration: live.Generation,
+			Replicas:           replicas,
+			CurrentReplicas:    replicas,
+			UpdatedReplicas:    replicas,
+			CurrentRevision:    fmt.Sprintf("%s-%d", live.Name, live.Generation),
+			UpdateRevision:     fmt.Sprintf("%s-%d", live.Name, live.Generation),
+		}
+		return k8sClient.Status().Update(context.Background(), live)
+	}).Should(Succeed())
 }
 
 // createPods creates the Pods of sts with the given ordinals, as the

@@ -19,13 +19,11 @@ package webapp
 import (
 	"context"
 	"fmt"
+	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -81,64 +79,28 @@ func (r *GuestbookReconciler) reconcileConfigMap(ctx context.Context, gb *webapp
 }
 
 // ensureChild makes the child desired (a StatefulSet or a Service) exist as
-// desired. It never touches an object it does not control: then it returns
-// a conflict message naming it. live is an empty object of desired's type.
-// It writes nothing when the live child already holds desired.
-func (r *GuestbookReconciler) ensureChild(ctx context.Context, gb *webappv1.Guestbook, desired, live client.Object) (string, error) {
-	kind := desired.GetObjectKind().GroupVersionKind().Kind
-	key := client.ObjectKeyFromObject(desired)
-	exists, err := apply.Get(ctx, r.Client, r.APIReader, key, live)
+// desired through the shared child path (apply.Applier), and returns the
+// child as last seen. It never touches an object it does not control: then
+// it returns a conflict message naming it. A write the API server refuses
+// is returned as an error (the status keeps the last observation and the
+// reconcile is retried); a child changed meanwhile is left to its event.
+func (r *GuestbookReconciler) ensureChild(ctx context.Context, gb *webappv1.Guestbook, desired, live client.Object) (client.Object, string, error) {
+	applier := &apply.Applier{Client: r.Client, APIReader: r.APIReader}
+	out, err := applier.Ensure(ctx, gb.UID, desired, live)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	if exists {
-		if !apply.IsOurs(live, gb.UID) {
-			return fmt.Sprintf("%s %s exists and is not controlled by Guestbook %s", kind, key, gb.Name), nil
-		}
-		inSync, err := apply.InSync(desired, live)
-		if err != nil {
-			return "", err
-		}
-		if inSync {
-			return "", nil
-		}
+	if out.Conflict != "" {
+		return nil, fmt.Sprintf("%s exists and is not controlled by Guestbook %s", out.Conflict, gb.Name), nil
 	}
-
-	cfg, err := applyConfigurationOf(desired)
-	if err != nil {
-		return "", err
+	kind, key := desired.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(desired)
+	if out.Rejected != nil {
+		return out.Live, "", fmt.Errorf("applying %s %s: %w", kind, key, out.Rejected)
 	}
-	if err := r.Apply(ctx, cfg, client.FieldOwner(apply.FieldOwner), client.ForceOwnership); err != nil {
-		return "", fmt.Errorf("applying %s %s: %w", kind, key, err)
+	if out.Action != apply.Unchanged {
+		ctrl.LoggerFrom(ctx).Info(string(out.Action)+" child", "kind", kind, "name", key)
+		r.Recorder.Eventf(gb, desired, corev1.EventTypeNormal, kind+string(out.Action), strings.TrimSuffix(string(out.Action), "d"),
+			"%s %s %s", out.Action, kind, key)
 	}
-	reason, action, verb := kind+"Updated", "Update", "Updated"
-	if !exists {
-		reason, action, verb = kind+"Created", "Create", "Created"
-	}
-	ctrl.LoggerFrom(ctx).Info(verb+" child", "kind", kind, "name", key)
-	r.Recorder.Eventf(gb, desired, corev1.EventTypeNormal, reason, action, "%s %s %s", verb, kind, key)
-	return "", nil
-}
-
-// applyConfigurationOf converts a desired child into its apply
-// configuration, leaving out the status.
-func applyConfigurationOf(desired client.Object) (runtime.ApplyConfiguration, error) {
-	switch desired.(type) {
-	case *appsv1.StatefulSet:
-		cfg, err := apply.Into[appsv1ac.StatefulSetApplyConfiguration](desired)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Status = nil
-		return cfg, nil
-	case *corev1.Service:
-		cfg, err := apply.Into[corev1ac.ServiceApplyConfiguration](desired)
-		if err != nil {
-			return nil, err
-		}
-		cfg.Status = nil
-		return cfg, nil
-	default:
-		return nil, fmt.Errorf("no apply configuration for %T", desired)
-	}
+	return out.Live, "", nil
 }

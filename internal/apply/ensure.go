@@ -1,0 +1,283 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Action is what Ensure did to a child.
+type Action string
+
+const (
+	// Unchanged: the child already held what the parent asks for.
+	Unchanged Action = ""
+	// Created: the child did not exist and was applied.
+	Created Action = "Created"
+	// Updated: the child existed and differed (a new spec, or a field
+	// someone else changed or added was put back).
+	Updated Action = "Updated"
+)
+
+// Outcome is what Ensure saw of a child and did to it.
+type Outcome struct {
+	// Live is the child as last seen: after the apply when one was made,
+	// else as read; nil when it does not exist or is someone else's.
+	Live client.Object
+	// Action is what was written.
+	Action Action
+	// Conflict is set when an object of the child's name exists that the
+	// parent does not control: "Deployment ns/name". Nothing was written.
+	Conflict string
+	// Stale is true when the child changed between the read and the write
+	// (the write carried the resourceVersion read and was refused): nothing
+	// was written and the newer version's event triggers the next
+	// reconcile.
+	Stale bool
+	// Rejected is the API server's answer when it refused the write
+	// (Invalid, Forbidden by an admission webhook, a quota...). Live is
+	// then the child as it was before.
+	Rejected error
+}
+
+// Applier writes the children of one kind of parent: one path (read,
+// ownership check, drift check, conditional apply) for all children of all
+// kinds.
+type Applier struct {
+	// Client reads from the manager's cache and writes.
+	Client client.Client
+	// APIReader reads from the API server: it confirms a child the cache
+	// does not hold is really absent, and reads a drifted child's
+	// managedFields, which the cache keeps only in part.
+	APIReader client.Reader
+}
+
+// Observe reads the child at key into live (an empty object of the child's
+// type, with its kind set): found tells whether it exists; conflict, when
+// it is someone else's (IsOurs is false), names it ("Deployment ns/name").
+func (a *Applier) Observe(ctx context.Context, ownerUID types.UID, key client.ObjectKey, live client.Object) (found bool, conflict string, err error) {
+	found, err = Get(ctx, a.Client, a.APIReader, key, live)
+	if err != nil || !found || IsOurs(live, ownerUID) {
+		return found, "", err
+	}
+	kind := live.GetObjectKind().GroupVersionKind().Kind
+	if kind == "" {
+		gvk, err := a.Client.GroupVersionKindFor(live)
+		if err != nil {
+			return found, "", err
+		}
+		kind = gvk.Kind
+	}
+	return found, fmt.Sprintf("%s %s", kind, key), nil
+}
+
+// Ensure makes the child desired (typed, with its kind and owner reference
+// set) exist as desired, for the parent whose UID is ownerUID: Observe,
+// then Write. live is an empty object of desired's type, filled with the
+// child as read.
+func (a *Applier) Ensure(ctx context.Context, ownerUID types.UID, desired, live client.Object) (Outcome, error) {
+	found, conflict, err := a.Observe(ctx, ownerUID, client.ObjectKeyFromObject(desired), live)
+	if err != nil || conflict != "" {
+		return Outcome{Conflict: conflict}, err
+	}
+	if !found {
+		live = nil
+	}
+	return a.Write(ctx, desired, live)
+}
+
+// Write makes the child desired exist as desired, given live, the child
+// Observe found and the parent controls (nil when it does not exist). It
+// writes nothing when live already holds desired and no other manager owns
+// a field inside the operator's domain (fields.go); it takes such fields
+// over first, then applies with live's resourceVersion as a precondition.
+//
+// Errors are returned only when the API server could not be reached
+// (Answered) or an object could not be encoded; an answer of the API server
+// to the write is in Outcome.Rejected.
+func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outcome, error) {
+	key := client.ObjectKeyFromObject(desired)
+	kind := desired.GetObjectKind().GroupVersionKind().Kind
+	if err := SetHash(desired); err != nil {
+		return Outcome{}, err
+	}
+	out := Outcome{Action: Created}
+	var resourceVersion string
+	if live != nil {
+		out.Live, out.Action, resourceVersion = live, Updated, live.GetResourceVersion()
+		drifted, foreign, err := Drifted(desired, live)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if !drifted {
+			out.Action = Unchanged
+			return out, nil
+		}
+		if foreign {
+			rv, err := a.reclaim(ctx, live)
+			switch {
+			case err == nil:
+				resourceVersion = rv
+			case apierrors.IsConflict(err) || apierrors.IsNotFound(err) || errors.Is(err, errReplaced):
+				return Outcome{Live: live, Stale: true}, nil
+			case Answered(err):
+				out.Action, out.Rejected = Unchanged, err
+				return out, nil
+			default:
+				return Outcome{}, err
+			}
+		}
+	}
+
+	cfg, err := applyConfiguration(desired)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if resourceVersion != "" {
+		// Only change the child that was checked: a stale cached copy, or a
+		// foreign object that replaced it meanwhile, makes the apply fail
+		// with a Conflict.
+		cfg.SetResourceVersion(resourceVersion)
+	}
+	err = a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(cfg), client.FieldOwner(FieldOwner), client.ForceOwnership)
+	switch {
+	case err == nil:
+	case live != nil && (apierrors.IsConflict(err) || apierrors.IsNotFound(err)):
+		return Outcome{Live: live, Stale: true}, nil
+	case Answered(err):
+		out.Action, out.Rejected = Unchanged, err
+		return out, nil
+	default:
+		return Outcome{}, fmt.Errorf("applying %s %s: %w", kind, key, err)
+	}
+	applied, err := a.Client.Scheme().New(desired.GetObjectKind().GroupVersionKind())
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(cfg.Object, applied); err != nil {
+		return Outcome{}, fmt.Errorf("decoding the applied %s %s: %w", kind, key, err)
+	}
+	out.Live = applied.(client.Object)
+	return out, nil
+}
+
+// RefusalMessage is the condition message, written for a person, of a
+// child's write the API server refused with err.
+func RefusalMessage(kind string, err error) string {
+	msg := err.Error()
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Message != "" {
+		msg = status.Status().Message
+	}
+	return fmt.Sprintf("The API server refused the %s: %s", kind, msg)
+}
+
+// Drifted reports whether live differs from desired in what the operator
+// owns: a different applied-config hash or value (InSync), or a field
+// inside the operator's domain that another manager owns (foreign; such
+// fields must be taken over before an apply can remove them).
+func Drifted(desired, live client.Object) (drifted, foreign bool, err error) {
+	fields, err := ForeignFields(live)
+	if err != nil {
+		return false, false, err
+	}
+	if len(fields) > 0 {
+		return true, true, nil
+	}
+	inSync, err := InSync(desired, live)
+	if err != nil {
+		return false, false, err
+	}
+	return !inSync, false, nil
+}
+
+// reclaim takes over the fields other managers own inside the operator's
+// domain of the child live names, and returns the child's new
+// resourceVersion. The cache keeps only part of a child's managedFields:
+// the child is read again from the API server.
+func (a *Applier) reclaim(ctx context.Context, live client.Object) (string, error) {
+	full := &unstructured.Unstructured{}
+	full.SetGroupVersionKind(live.GetObjectKind().GroupVersionKind())
+	if full.GetKind() == "" {
+		gvk, err := a.Client.GroupVersionKindFor(live)
+		if err != nil {
+			return "", err
+		}
+		full.SetGroupVersionKind(gvk)
+	}
+	if err := a.APIReader.Get(ctx, client.ObjectKeyFromObject(live), full); err != nil {
+		return "", fmt.Errorf("reading %s %s: %w", full.GetKind(), client.ObjectKeyFromObject(live), err)
+	}
+	if full.GetUID() != live.GetUID() {
+		return "", errReplaced
+	}
+	patch, err := ReclaimPatch(full)
+	if err != nil || patch == nil {
+		return full.GetResourceVersion(), err
+	}
+	if err := a.Client.Patch(ctx, full, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldOwner)); err != nil {
+		return "", fmt.Errorf("taking over the fields others changed in %s %s: %w", full.GetKind(), client.ObjectKeyFromObject(live), err)
+	}
+	return full.GetResourceVersion(), nil
+}
+
+// applyConfiguration turns a typed desired object into the body of an
+// apply: its unstructured form without status, nulls (such as a zero
+// creationTimestamp) or resourceVersion.
+func applyConfiguration(desired client.Object) (*unstructured.Unstructured, error) {
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %T: %w", desired, err)
+	}
+	delete(obj, "status")
+	pruneNulls(obj)
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetResourceVersion("")
+	return u, nil
+}
+
+// pruneNulls removes null values from m and the maps and lists below it.
+func pruneNulls(m map[string]any) {
+	for k, v := range m {
+		switch t := v.(type) {
+		case nil:
+			delete(m, k)
+		case map[string]any:
+			pruneNulls(t)
+		case []any:
+			for _, e := range t {
+				if em, ok := e.(map[string]any); ok {
+					pruneNulls(em)
+				}
+			}
+		}
+	}
+}
+
+// errReplaced: the child read from the API server is not the one the
+// cache held (deleted and created again meanwhile).
+var errReplaced = errors.New("the child was replaced")
+
+// Answered is the operator's error policy: it tells whether err is an
+// answer of the API server about the request (Invalid, Forbidden, a quota,
+// a Conflict...), which the parent's status reports, rather than a failure
+// to reach the server or a server too busy to answer (timeouts, 429, 503),
+// which is retried without touching the status.
+func Answered(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	switch {
+	case apierrors.IsTimeout(err), apierrors.IsServerTimeout(err), apierrors.IsTooManyRequests(err),
+		apierrors.IsServiceUnavailable(err), apierrors.IsUnexpectedServerError(err):
+		return false
+	}
+	return true
+}

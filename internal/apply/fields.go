@@ -1,0 +1,232 @@
+package apply
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/csaupgrade"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// The operator owns its children's whole spec (a ConfigMap's data): whoever
+// changes a field there or adds one (a list entry, a key of an atomic map
+// such as a Service selector), it is put back. Server-side apply restores
+// what the operator applies, but it cannot remove a field another field
+// manager owns. So the operator first takes such fields over, rewriting the
+// children's managedFields as client-go's csaupgrade does for client-side
+// apply managers, and then applies: the fields it now owns and does not
+// apply are removed by the API server.
+//
+// Left alone are fields outside the spec (metadata: other tools' labels,
+// annotations, finalizers), the keys of any labels or annotations map other
+// tools set (the Pod template's kubectl.kubernetes.io/restartedAt, so that
+// `kubectl rollout restart` works), the status, and what the API server
+// assigns or defaults (owned by no manager). Keys the operator sets in
+// those maps are its own: their values are restored by the apply.
+//
+// Hand-written because csaupgrade moves all fields of a manager, and only
+// those of Update (client-side) managers: here only fields inside the
+// operator's domain move, from any manager.
+
+// reclaimManager names, for the time of one rewrite, the part of another
+// manager's fields that the operator takes over (csaupgrade merges it into
+// FieldOwner's apply entry).
+const reclaimManager = FieldOwner + "-reclaim"
+
+// inDomain reports whether the field at p is the operator's to restore when
+// another manager owns it: anything outside metadata, status and the type
+// fields, except a key of a labels or annotations map.
+func inDomain(p fieldpath.Path) bool {
+	if len(p) == 0 || p[0].FieldName == nil {
+		return false
+	}
+	switch *p[0].FieldName {
+	case "metadata", "status", "apiVersion", "kind":
+		return false
+	}
+	for i := 0; i+2 < len(p); i++ {
+		if isField(p[i], "metadata") && (isField(p[i+1], "labels") || isField(p[i+1], "annotations")) {
+			return false
+		}
+	}
+	return true
+}
+
+func isField(e fieldpath.PathElement, name string) bool {
+	return e.FieldName != nil && *e.FieldName == name
+}
+
+// foreignEntry tells whether entry belongs to another manager of the
+// object itself (status writers are left out: the status is not the
+// operator's).
+func foreignEntry(entry metav1.ManagedFieldsEntry) bool {
+	return entry.Manager != FieldOwner && entry.Subresource != "status" && entry.FieldsV1 != nil
+}
+
+// domainFields returns the fields of entry inside the operator's domain.
+func domainFields(entry metav1.ManagedFieldsEntry) (*fieldpath.Set, error) {
+	set := &fieldpath.Set{}
+	if err := set.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+		return nil, fmt.Errorf("decoding the fields of manager %q: %w", entry.Manager, err)
+	}
+	domain := fieldpath.NewSet()
+	set.Iterate(func(p fieldpath.Path) {
+		if inDomain(p) {
+			domain.Insert(p.Copy())
+		}
+	})
+	return domain, nil
+}
+
+// ForeignFields names the managers other than the operator that own fields
+// inside the operator's domain of obj, with those fields. Empty means no
+// one else has changed or added anything there.
+func ForeignFields(obj metav1.Object) (map[string]*fieldpath.Set, error) {
+	var foreign map[string]*fieldpath.Set
+	for _, entry := range obj.GetManagedFields() {
+		if !foreignEntry(entry) {
+			continue
+		}
+		domain, err := domainFields(entry)
+		if err != nil {
+			return nil, err
+		}
+		if domain.Empty() {
+			continue
+		}
+		if foreign == nil {
+			foreign = map[string]*fieldpath.Set{}
+		}
+		if s, ok := foreign[entry.Manager]; ok {
+			domain = domain.Union(s)
+		}
+		foreign[entry.Manager] = domain
+	}
+	return foreign, nil
+}
+
+// ReclaimPatch returns the JSON patch that moves every field other managers
+// own inside the operator's domain of obj into the operator's apply entry,
+// guarded by obj's resourceVersion (a newer object makes it fail with a
+// Conflict), or nil when there is nothing to move. obj must carry its full
+// managedFields, as the API server returns them.
+func ReclaimPatch(obj client.Object) ([]byte, error) {
+	entries := obj.GetManagedFields()
+	split := make([]metav1.ManagedFieldsEntry, 0, len(entries)+1)
+	moved := false
+	for _, entry := range entries {
+		if !foreignEntry(entry) {
+			split = append(split, entry)
+			continue
+		}
+		domain, err := domainFields(entry)
+		if err != nil {
+			return nil, err
+		}
+		if domain.Empty() {
+			split = append(split, entry)
+			continue
+		}
+		moved = true
+		all := &fieldpath.Set{}
+		if err := all.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+			return nil, fmt.Errorf("decoding the fields of manager %q: %w", entry.Manager, err)
+		}
+		if rest := all.Difference(domain); !rest.Empty() {
+			kept := entry.DeepCopy()
+			if kept.FieldsV1.Raw, err = rest.ToJSON(); err != nil {
+				return nil, fmt.Errorf("encoding the fields of manager %q: %w", entry.Manager, err)
+			}
+			split = append(split, *kept)
+		}
+		taken := metav1.ManagedFieldsEntry{
+			Manager:    reclaimManager,
+			Operation:  metav1.ManagedFieldsOperationUpdate,
+			APIVersion: entry.APIVersion,
+			Time:       entry.Time,
+			FieldsType: entry.FieldsType,
+			FieldsV1:   &metav1.FieldsV1{},
+		}
+		if taken.FieldsV1.Raw, err = domain.ToJSON(); err != nil {
+			return nil, fmt.Errorf("encoding the fields taken from manager %q: %w", entry.Manager, err)
+		}
+		split = mergeReclaimed(split, taken)
+	}
+	if !moved {
+		return nil, nil
+	}
+	rewritten := obj.DeepCopyObject()
+	accessor, err := meta.Accessor(rewritten)
+	if err != nil {
+		return nil, err
+	}
+	accessor.SetManagedFields(split)
+	if err := csaupgrade.UpgradeManagedFields(rewritten, sets.New(reclaimManager), FieldOwner); err != nil {
+		return nil, fmt.Errorf("merging the reclaimed fields into %s's: %w", FieldOwner, err)
+	}
+	return json.Marshal([]map[string]any{
+		{"op": "replace", "path": "/metadata/managedFields", "value": accessor.GetManagedFields()},
+		// As csaupgrade's own patch: a replaced resourceVersion makes the
+		// API server refuse the patch with a Conflict if obj changed.
+		{"op": "replace", "path": "/metadata/resourceVersion", "value": obj.GetResourceVersion()},
+	})
+}
+
+// mergeReclaimed adds taken to entries, united with an earlier reclaimed
+// entry of the same API version (csaupgrade takes one entry per version).
+func mergeReclaimed(entries []metav1.ManagedFieldsEntry, taken metav1.ManagedFieldsEntry) []metav1.ManagedFieldsEntry {
+	for i, e := range entries {
+		if e.Manager != reclaimManager || e.APIVersion != taken.APIVersion {
+			continue
+		}
+		a, b := &fieldpath.Set{}, &fieldpath.Set{}
+		if a.FromJSON(bytes.NewReader(e.FieldsV1.Raw)) != nil || b.FromJSON(bytes.NewReader(taken.FieldsV1.Raw)) != nil {
+			break
+		}
+		if raw, err := a.Union(b).ToJSON(); err == nil {
+			entries[i].FieldsV1 = &metav1.FieldsV1{Raw: raw}
+			return entries
+		}
+	}
+	return append(entries, taken)
+}
+
+// ManagedFieldsTransform is the cache transform of every object the
+// operator caches without a transform of its own: managedFields are
+// dropped (they weigh about as much as the object), except, on the
+// operator's own children (ManagedByLabel), the entries of other managers
+// that own fields inside the operator's domain. At steady state a child
+// has none, so its cached copy is as small as before; a child someone
+// changed keeps what tells the drift check so.
+func ManagedFieldsTransform() toolscache.TransformFunc {
+	return func(in any) (any, error) {
+		obj, err := meta.Accessor(in)
+		if err != nil {
+			return in, nil //nolint:nilerr // not an object (e.g. a tombstone): unchanged
+		}
+		entries := obj.GetManagedFields()
+		if len(entries) == 0 {
+			return in, nil
+		}
+		var kept []metav1.ManagedFieldsEntry
+		if obj.GetLabels()[ManagedByLabel] == ManagedByValue {
+			for _, entry := range entries {
+				if !foreignEntry(entry) {
+					continue
+				}
+				if domain, err := domainFields(entry); err != nil || !domain.Empty() {
+					// Undecodable: kept, the drift check reports it.
+					kept = append(kept, entry)
+				}
+			}
+		}
+		obj.SetManagedFields(kept)
+		return in, nil
+	}
+}

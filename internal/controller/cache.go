@@ -1,0 +1,55 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"sunstrider.cn/operator/internal/apply"
+)
+
+// GuestbookPodLabel names, on the Pods of a Guestbook, the Guestbook they
+// belong to: the only Pod label the cache keeps (the Guestbook controller
+// maps Pod events by it).
+const GuestbookPodLabel = "webapp.my.domain/guestbook"
+
+// CacheOptions is the manager's cache configuration, for the operator and
+// for every envtest suite alike:
+//   - Deployments, Services and StatefulSets are cached only when the
+//     operator made them (apply.ManagedByLabel): foreign objects of those
+//     kinds (the most numerous in most clusters) are read from the API
+//     server when a name is in the way, and re-checked while they are;
+//   - Pods are cached as stripped metadata (PodMetadataTransform);
+//   - managedFields are dropped, but for the entries of other managers on
+//     the operator's own children that the drift check needs
+//     (apply.ManagedFieldsTransform).
+func CacheOptions() cache.Options {
+	managed := labels.SelectorFromSet(labels.Set{apply.ManagedByLabel: apply.ManagedByValue})
+	return cache.Options{
+		DefaultTransform: apply.ManagedFieldsTransform(),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Pod{}:         {Transform: PodMetadataTransform(GuestbookPodLabel)},
+			&appsv1.Deployment{}:  {Label: managed},
+			&corev1.Service{}:     {Label: managed},
+			&appsv1.StatefulSet{}: {Label: managed},
+		},
+	}
+}
