@@ -42,6 +42,10 @@ type Write struct {
 	Regarding ObjectRef
 }
 
+// eventsResource is the resource of Events in API paths (core and
+// events.k8s.io).
+const eventsResource = "events"
+
 // ObjectRef names an object.
 type ObjectRef struct{ Kind, Namespace, Name string }
 
@@ -97,7 +101,7 @@ func (w *WriteCounter) count(method, path string, body []byte) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if wr.Resource == "events" {
+	if wr.Resource == eventsResource {
 		key := wr.Namespace + "/" + wr.Name
 		if regarding != nil {
 			w.eventRegarding[key] = *regarding
@@ -172,7 +176,7 @@ func InNamespace(ns string) Scope {
 // about it (which live in the default namespace).
 func ClusterObject(resource, kind, name string) Scope {
 	return func(w Write) bool {
-		if w.Resource == "events" {
+		if w.Resource == eventsResource {
 			return w.Regarding == ObjectRef{Kind: kind, Name: name}
 		}
 		return w.Namespace == "" && w.Resource == resource && w.Name == name
@@ -256,7 +260,7 @@ func (v *WriteView) String() string {
 			continue
 		}
 		key := wr.Method + " " + wr.Path
-		if wr.Resource == "events" {
+		if wr.Resource == eventsResource {
 			key += fmt.Sprintf(" (about %s %s/%s)", wr.Regarding.Kind, wr.Regarding.Namespace, wr.Regarding.Name)
 		}
 		byPath[key] += c

@@ -607,9 +607,9 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 		if r.restartWrites, err = p2.writes(); err != nil {
 			return r, err
 		}
-		logf("operator N=%d: %d writes after the restart: %d reconciles of the %d Applications of the cluster in %s (ready after %s), then a %s idle window",
-			n, r.restartWrites, reconciles, len(apps.Items), reconciled.Round(time.Millisecond),
-			r.restartReady.Round(time.Millisecond), b.cfg.idle)
+		logf("operator N=%d: %d writes after the restart: %d reconciles of the %d Applications of the cluster "+
+			"in %s (ready after %s), then a %s idle window", n, r.restartWrites, reconciles, len(apps.Items),
+			reconciled.Round(time.Millisecond), r.restartReady.Round(time.Millisecond), b.cfg.idle)
 		if r.restartWrites != 0 {
 			b.failed = append(b.failed, fmt.Sprintf("N=%d: the restarted operator wrote %d times (see %s)",
 				n, r.restartWrites, p2.logPath))

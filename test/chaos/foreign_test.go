@@ -210,7 +210,8 @@ func leaderReconciles(g Gomega, controller string) (string, float64) {
 	r.mu.Lock()
 	run := fmt.Sprintf("%d/%d", r.slot, r.runs)
 	r.mu.Unlock()
-	metrics, err := testutil.ScrapeMetrics(metricsClient, fmt.Sprintf("http://localhost:%d/metrics", replicaPorts[r.slot].metrics))
+	url := fmt.Sprintf("http://localhost:%d/metrics", replicaPorts[r.slot].metrics)
+	metrics, err := testutil.ScrapeMetrics(metricsClient, url)
 	g.Expect(err).NotTo(HaveOccurred())
 	var total float64
 	found := false
