@@ -375,3 +375,24 @@ func TestDrinkZeroWritesAtSteadyState(t *testing.T) {
 	g.Expect(k8sClient.Update(ctx, &cm)).To(Succeed())
 	expectConfigMap(g, synced, "steady", "water")
 }
+
+// A data key another field manager adds to the Drink's ConfigMap (here
+// with kubectl patch) is removed: the ConfigMap's data is the Drink's. Its
+// other tools' labels stay.
+func TestDrinkRemovesDataKeysOthersAdded(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	drink := newDrink(ns, testDrink, "afternoon", "tea")
+	g.Expect(k8sClient.Create(ctx, drink)).To(Succeed())
+	cm := expectConfigMap(g, drink, "afternoon", "tea")
+
+	patch := []byte(`{"metadata":{"labels":{"team":"blue"}},"data":{"extra":"sugar"}}`)
+	g.Expect(k8sClient.Patch(ctx, cm, client.RawPatch(types.MergePatchType, patch), client.FieldOwner("kubectl-patch"))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &corev1.ConfigMap{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cm), got)).To(Succeed())
+		g.Expect(got.Data).To(Equal(map[string]string{configMapKeyName: "afternoon", configMapKeyDrink: "tea"}))
+		g.Expect(got.Labels).To(HaveKeyWithValue("team", "blue"))
+	}).Should(Succeed())
+}

@@ -30,6 +30,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -453,5 +454,39 @@ func TestGuestbookIsRollingOutUntilTheStatefulSetHasRolledOut(t *testing.T) {
 		got := getGuestbook(g, gb.Name)
 		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, webappv1.ConditionReady)).To(BeTrue())
 		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+	}).Should(Succeed())
+}
+
+// Changes other field managers make inside the Guestbook's children are put
+// back: a widened Service selector (an atomic map) and an env var added to
+// the StatefulSet's instances; the restart annotation stays.
+func TestGuestbookChildrenChangedByOthersAreRestored(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	gb := newGuestbook("gb-drift", ns, 1, "drift-conf")
+	createGuestbook(t, g, gb)
+	sts := waitForStatefulSet(g, ns, gb.Name)
+	svc := &corev1.Service{}
+	g.Eventually(func() error {
+		return k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: gb.Name}, svc)
+	}).Should(Succeed())
+	wantSelector := svc.Spec.Selector
+	wantEnv := sts.Spec.Template.Spec.Containers[0].Env
+
+	g.Expect(k8sClient.Patch(ctx, svc, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"selector":{"hijack":"yes"}}}`)),
+		client.FieldOwner("kubectl-patch"))).To(Succeed())
+	g.Expect(k8sClient.Patch(ctx, sts, client.RawPatch(types.JSONPatchType, []byte(
+		`[{"op":"add","path":"/spec/template/spec/containers/0/env/-","value":{"name":"INJECTED","value":"1"}},`+
+			`{"op":"add","path":"/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt","value":"now"}]`)),
+		client.FieldOwner("kubectl-patch"))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &corev1.Service{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(svc), got)).To(Succeed())
+		g.Expect(got.Spec.Selector).To(Equal(wantSelector))
+		gotSts := &appsv1.StatefulSet{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(sts), gotSts)).To(Succeed())
+		g.Expect(gotSts.Spec.Template.Spec.Containers[0].Env).To(Equal(wantEnv))
+		g.Expect(gotSts.Spec.Template.Annotations).To(HaveKeyWithValue("kubectl.kubernetes.io/restartedAt", "now"))
 	}).Should(Succeed())
 }
