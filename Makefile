@@ -1,5 +1,18 @@
 # Image URL to use all building/pushing image targets
 IMG ?= controller:latest
+
+# VERSION is the release's semantic version, x.y.z without a "v": the VERSION
+# file, which `make release VERSION=x.y.z` writes. REVISION is the commit the
+# build is made from. LDFLAGS link both (and `git describe`) into
+# internal/version: the binary's version is VERSION alone for a clean checkout
+# of the tag vVERSION, else VERSION+<short commit>[.dirty] (README, "Versions
+# and releases"). Other targets reuse them: go build -ldflags "$(LDFLAGS)".
+VERSION ?= $(shell cat VERSION 2>/dev/null)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+GIT_DESCRIBE ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+VERSION_PKG := sunstrider.cn/operator/internal/version
+LDFLAGS ?= -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION) \
+	-X $(VERSION_PKG).gitDescribe=$(GIT_DESCRIBE)
 # YEAR defines the year value used for substituting the YEAR placeholder in the boilerplate header.
 YEAR ?= 2026
 
@@ -184,7 +197,7 @@ dev-cluster-down: ## Stop and remove the local cluster.
 
 .PHONY: build
 build: manifests generate fmt vet ## Build manager binary.
-	go build -o bin/manager cmd/main.go
+	go build -ldflags "$(LDFLAGS)" -o bin/manager cmd/main.go
 
 # `make run` serves the webhooks on https://localhost:$(RUN_WEBHOOK_PORT), where
 # `make install` points the Drink CRD's conversion webhook: a local cluster's
@@ -196,7 +209,7 @@ RUN_CERT_DIR ?= $(LOCALBIN)/run-certs
 RUN_ARGS ?= --cert-mode=local --webhook-port=$(RUN_WEBHOOK_PORT) --webhook-cert-path=$(RUN_CERT_DIR)
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host against $KUBECONFIG, after make install (ENABLE_WEBHOOKS=false turns webhooks off).
-	go run ./cmd/main.go $(RUN_ARGS)
+	go run -ldflags "$(LDFLAGS)" ./cmd/main.go $(RUN_ARGS)
 
 # If you wish to build the manager image targeting other platforms you can use the --platform flag.
 # (i.e. docker build --platform linux/arm64). However, you must enable docker buildKit for it.
