@@ -1,0 +1,47 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+// Condition types of an OperatorConfiguration. Ready has positive polarity;
+// Reconciling and Stalled are abnormal-true: they exist only while True and
+// carry Ready's reason and message.
+const (
+	// ConditionReady is True when every field of the spec is in effect.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the operator restarts itself to
+	// apply a change (RestartRequired): kstatus reports InProgress.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True while a field is refused (Refused): kstatus
+	// reports Failed until a person corrects the spec.
+	ConditionStalled = "Stalled"
+)
+
+// Reasons of the OperatorConfiguration conditions; docs/conditions.md has
+// the whole table.
+const (
+	// ReasonApplied (Ready=True): every field of the spec is in effect.
+	ReasonApplied = "Applied"
+	// ReasonRefused (Ready=False, Stalled): a field cannot be applied (a
+	// namespace of watchNamespaces does not exist, a limit below its
+	// request); status.refused names each and the value in effect stays in
+	// status.effective.
+	ReasonRefused = "Refused"
+	// ReasonRestartRequired (Ready=False, Reconciling): a field that applies
+	// only at start (controllers, watchNamespaces) changed; the operator
+	// writes this status, then exits for its Deployment to restart it.
+	ReasonRestartRequired = "RestartRequired"
+)
