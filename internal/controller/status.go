@@ -20,7 +20,12 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -44,4 +49,40 @@ func PatchStatus(ctx context.Context, c client.StatusClient, orig, obj client.Ob
 		return false, nil
 	}
 	return false, fmt.Errorf("patching status of %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
+}
+
+// StatusWriter is the one status path of every kind: compare, patch once,
+// and tell a person when the object became stuck.
+type StatusWriter struct {
+	// Client writes the status subresource.
+	Client client.StatusClient
+	// Recorder records the Warning of a transition into Stalled.
+	Recorder events.EventRecorder
+	// Conditions returns the status conditions of an object of the kind.
+	Conditions func(client.Object) []metav1.Condition
+}
+
+// Write writes obj's status when obj differs from orig, the cached copy its
+// status was computed from (a reconcile changes nothing else), and reports
+// whether it wrote. After a write that makes obj Stalled, or changes why it
+// is, it records a Warning event with Stalled's reason and message: once
+// per transition, since orig was current (a stale orig is not written).
+func (w StatusWriter) Write(ctx context.Context, orig, obj client.Object) (bool, error) {
+	if equality.Semantic.DeepEqual(orig, obj) {
+		return false, nil
+	}
+	written, err := PatchStatus(ctx, w.Client, orig, obj)
+	if err != nil || !written {
+		return written, err
+	}
+	now := meta.FindStatusCondition(w.Conditions(obj), ConditionStalled)
+	if now == nil || now.Status != metav1.ConditionTrue {
+		return true, nil
+	}
+	before := meta.FindStatusCondition(w.Conditions(orig), ConditionStalled)
+	if before != nil && before.Status == now.Status && before.Reason == now.Reason && before.Message == now.Message {
+		return true, nil
+	}
+	w.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, now.Reason, "Reconcile", "%s", now.Message)
+	return true, nil
 }

@@ -147,8 +147,6 @@ func patchAppFloorStatus(ctx context.Context, c client.Client, d *appsv1.Deploym
 		Conditions: []metav1.Condition{
 			mirror(sunappsv1.ConditionAvailable, appsv1.DeploymentAvailable),
 			mirror(sunappsv1.ConditionProgressing, appsv1.DeploymentProgressing),
-			{Type: sunappsv1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: sunappsv1.ReasonAsExpected,
-				Message: "The Deployment reports no failure", ObservedGeneration: 1, LastTransitionTime: now},
 			{Type: sunappsv1.ConditionReady, Status: metav1.ConditionTrue, Reason: sunappsv1.ReasonReady,
 				Message: "1 of 1 Pods available", ObservedGeneration: 1, LastTransitionTime: now},
 		},

@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -21,6 +20,7 @@ import (
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	"sunstrider.cn/operator/internal/apply"
+	"sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
 )
 
@@ -35,6 +35,10 @@ type ApplicationReconciler struct {
 	// ConflictRecheck is how often an Application blocked by a foreign
 	// child looks again; ConflictRecheckInterval when zero.
 	ConflictRecheck time.Duration
+	// Settings, when set, are the live operator settings
+	// (OperatorConfiguration): their conflict recheck interval replaces
+	// ConflictRecheck.
+	Settings *config.Holder
 }
 
 // +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications,verbs=get;list;watch
@@ -98,7 +102,7 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if len(errs) == 0 && len(s.conflicts) > 0 {
 		// The manager may cache only the children it labelled: the removal
 		// of a foreign object in the way then wakes nobody, so look again.
-		return ctrl.Result{RequeueAfter: controllers.OrDefault(r.ConflictRecheck, ConflictRecheckInterval)}, nil
+		return ctrl.Result{RequeueAfter: r.conflictRecheck()}, nil
 	}
 	return ctrl.Result{}, kerrors.NewAggregate(errs)
 }
@@ -108,29 +112,22 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // still there.
 const ConflictRecheckInterval = controllers.ConflictRecheckInterval
 
-// updateStatus writes the status computed from s, only when it changed, and
-// records an event when the write makes the Application blocked by a
-// conflict.
+// updateStatus writes the status computed from s through the shared status
+// path (compare, patch, a Warning when the Application becomes Stalled).
 func (r *ApplicationReconciler) updateStatus(ctx context.Context, s *applicationScope) error {
-	status := computeStatus(s.app, &s.observation)
-	if equality.Semantic.DeepEqual(s.app.Status, status) {
-		return nil
-	}
 	orig := s.app.DeepCopy()
-	s.app.Status = status
-	written, err := controllers.PatchStatus(ctx, r.Client, orig, s.app)
+	s.app.Status = computeStatus(s.app, &s.observation)
+	writer := controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+		return o.(*sunappsv1.Application).Status.Conditions
+	}}
+	written, err := writer.Write(ctx, orig, s.app)
 	if err != nil || !written {
 		return err
 	}
-	// After the write, so orig was current: one event per transition.
-	before := meta.FindStatusCondition(orig.Status.Conditions, sunappsv1.ConditionReady)
-	after := meta.FindStatusCondition(status.Conditions, sunappsv1.ConditionReady)
-	if after.Reason == sunappsv1.ReasonResourceConflict && (before == nil || before.Reason != after.Reason) {
-		r.Recorder.Eventf(s.app, nil, corev1.EventTypeWarning, sunappsv1.ReasonResourceConflict, "Reconcile", after.Message)
-	}
 	if log := ctrl.LoggerFrom(ctx).V(1); log.Enabled() {
-		log.Info("Wrote Application status", "ready", after.Status, "reason", after.Reason,
-			"changed", changedStatusParts(&orig.Status, &status))
+		ready := meta.FindStatusCondition(s.app.Status.Conditions, sunappsv1.ConditionReady)
+		log.Info("Wrote Application status", "ready", ready.Status, "reason", ready.Reason,
+			"changed", changedStatusParts(&orig.Status, &s.app.Status))
 	}
 	return nil
 }
@@ -154,7 +151,7 @@ var notControlledByApplication = predicate.NewPredicateFuncs(func(obj client.Obj
 // stale write refused) is followed by a reconcile that puts it right; after
 // the operator's own writes that reconcile finds nothing to do.
 func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	return r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
 		For(&sunappsv1.Application{}).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).

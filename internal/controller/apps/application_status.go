@@ -58,6 +58,10 @@ func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.Appli
 	} {
 		c := set(app, obs)
 		c.ObservedGeneration = app.Generation
+		if c.Type == sunappsv1.ConditionDegraded && c.Status == metav1.ConditionFalse {
+			// An abnormal-true condition exists only while it is true.
+			continue
+		}
 		if old := meta.FindStatusCondition(app.Status.Conditions, c.Type); old != nil {
 			status.Conditions = append(status.Conditions, *old)
 		}

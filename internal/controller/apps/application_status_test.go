@@ -125,12 +125,22 @@ func TestComputeStatusConditions(t *testing.T) {
 			g.Expect(ready.Reason).To(Equal(tt.wantReason))
 			g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionAvailable).Status).To(Equal(tt.wantAvailable))
 			g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionProgressing).Status).To(Equal(tt.wantProgressing))
-			g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionDegraded).Status).To(Equal(tt.wantDegraded))
-
-			if tt.wantReady == metav1.ConditionTrue {
-				g.Expect(st.Conditions).To(HaveLen(4))
+			degraded := meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionDegraded)
+			if tt.wantDegraded == metav1.ConditionFalse {
+				g.Expect(degraded).To(BeNil(), "Degraded exists only while true")
 			} else {
-				g.Expect(st.Conditions).To(HaveLen(5))
+				g.Expect(degraded.Status).To(Equal(tt.wantDegraded))
+			}
+
+			want := 4 // Available, Progressing, Ready, Reconciling or Stalled
+			if tt.wantReady == metav1.ConditionTrue {
+				want = 3
+			}
+			if degraded != nil {
+				want++
+			}
+			g.Expect(st.Conditions).To(HaveLen(want))
+			if tt.wantReady != metav1.ConditionTrue {
 				g.Expect(readyReasonClasses).To(HaveKey(ready.Reason), "every reason of Ready=False is classified")
 			}
 			app.Status = st

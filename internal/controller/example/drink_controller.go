@@ -21,8 +21,7 @@ import (
 	"errors"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -82,12 +81,8 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 
 	orig := drink.DeepCopy()
 	computeStatus(&drink, obs)
-	patched, err := r.patchStatus(ctx, orig, &drink)
-	if err != nil {
+	if _, err := r.statusWriter().Write(ctx, orig, &drink); err != nil {
 		return ctrl.Result{}, errors.Join(obs.refused, err)
-	}
-	if patched {
-		r.recordConflict(orig, &drink, obs)
 	}
 	if obs.refused != nil && !rejected(obs.refused) {
 		// A refusal that may pass later (a quota, a terminating
@@ -97,34 +92,12 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	return ctrl.Result{}, nil
 }
 
-// patchStatus writes drink's status when it differs from orig's, and reports
-// whether it did. A patch computed from a stale cached Drink fails on the
-// optimistic lock and is dropped: the newer Drink's event triggers the next
-// reconcile.
-func (r *DrinkReconciler) patchStatus(ctx context.Context, orig, drink *examplev1.Drink) (bool, error) {
-	if equality.Semantic.DeepEqual(orig.Status, drink.Status) {
-		return false, nil
-	}
-	written, err := controllers.PatchStatus(ctx, r.Client, orig, drink)
-	if written {
-		ctrl.LoggerFrom(ctx).V(1).Info("Updated status", "configMap", drink.Status.ConfigMapName)
-	}
-	return written, err
-}
-
-// recordConflict emits a Warning when the Drink enters a conflict with a
-// foreign ConfigMap (not on every reconcile while it lasts). It is called
-// after a successful status patch, so orig was current.
-func (r *DrinkReconciler) recordConflict(orig, drink *examplev1.Drink, obs configMapObservation) {
-	if obs.conflict == nil {
-		return
-	}
-	if was := meta.FindStatusCondition(orig.Status.Conditions, examplev1.ConditionReady); was != nil &&
-		was.Reason == examplev1.ReasonResourceConflict {
-		return
-	}
-	r.Recorder.Eventf(drink, nil, corev1.EventTypeWarning, examplev1.ReasonResourceConflict, actionApply,
-		"%s", conflictMessage(drink.Namespace+"/"+obs.name, obs.conflict))
+// statusWriter is the shared status path (compare, patch, a Warning when
+// the Drink becomes Stalled).
+func (r *DrinkReconciler) statusWriter() controllers.StatusWriter {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+		return o.(*examplev1.Drink).Status.Conditions
+	}}
 }
 
 // SetupWithManager sets up the controller with the Manager. It watches the

@@ -21,7 +21,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -75,12 +74,9 @@ func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Req
 
 	orig := obj.DeepCopy()
 	computeStatus(&obj, obs)
-	if equality.Semantic.DeepEqual(orig.Status, obj.Status) {
-		return ctrl.Result{}, nil
-	}
 	// A patch computed from a stale cached object is dropped instead of
 	// bumping lastTransitionTimes and repeating events.
-	if written, err := controllers.PatchStatus(ctx, r.Client, orig, &obj); err != nil || !written {
+	if written, err := r.statusWriter().Write(ctx, orig, &obj); err != nil || !written {
 		return ctrl.Result{}, err
 	}
 	log.V(1).Info("Updated status", "healthy", obj.Status.Healthy, "friend", obj.Spec.Name)
@@ -114,6 +110,13 @@ func (r *MyCustomResourceReconciler) observeFriend(ctx context.Context, obj *poc
 		return friendObservation{}, fmt.Errorf("getting friend Pod %s: %w", key, err)
 	}
 	return friendObservation{pod: &pod}, nil
+}
+
+// statusWriter is the shared status path (compare, patch).
+func (r *MyCustomResourceReconciler) statusWriter() controllers.StatusWriter {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+		return o.(*pocv1.MyCustomResource).Status.Conditions
+	}}
 }
 
 // recordTransition emits an event when status.Healthy changed.

@@ -26,7 +26,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,6 +34,7 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
+	"sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
 )
 
@@ -52,6 +53,11 @@ type GuestbookReconciler struct {
 	// ConflictRecheck is how often a Guestbook blocked by a foreign child
 	// looks again; controllers.ConflictRecheckInterval when zero.
 	ConflictRecheck time.Duration
+	// Settings, when set, are the live operator settings
+	// (OperatorConfiguration): their image, resources and conflict recheck
+	// interval replace Image and ConflictRecheck, and a change of them
+	// reconciles every Guestbook.
+	Settings *config.Holder
 }
 
 // Guestbooks are read from the cache only. Setting blockOwnerDeletion on the
@@ -82,7 +88,8 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 
-	obs, err := r.reconcileWorkload(ctx, gb)
+	ws := r.settings()
+	obs, err := r.reconcileWorkload(ctx, gb, ws)
 	if apierrors.IsConflict(err) {
 		// A Pod changed between the read and the relabelling: its newer
 		// version is on its way through the watch and triggers a new
@@ -96,18 +103,18 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 
 	orig := gb.DeepCopy()
 	setStatus(gb, obs)
-	r.recordProblems(orig, gb)
-	if err := r.patchStatus(ctx, orig, gb); err != nil || obs.conflict == "" {
+	if _, err := r.statusWriter().Write(ctx, orig, gb); err != nil || obs.conflict == "" {
 		return ctrl.Result{}, err
 	}
 	// The manager caches only the children it labelled: the removal of the
 	// foreign object in the way wakes nobody, so look again.
-	return ctrl.Result{RequeueAfter: controllers.OrDefault(r.ConflictRecheck, controllers.ConflictRecheckInterval)}, nil
+	return ctrl.Result{RequeueAfter: ws.conflictRecheck}, nil
 }
 
 // reconcileWorkload runs the phases in order; a missing namespace or a
 // conflict stops them.
-func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv1.Guestbook) (observation, error) {
+func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv1.Guestbook,
+	ws workloadSettings) (observation, error) {
 	obs := observation{namespace: namespaceOf(gb), size: gb.Spec.Size}
 
 	exists, err := r.namespaceExists(ctx, obs.namespace)
@@ -121,7 +128,7 @@ func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv
 		return obs, err
 	}
 
-	sts, err := desiredStatefulSet(gb, r.Image, checksum)
+	sts, err := desiredStatefulSetWith(gb, ws, checksum)
 	if err != nil {
 		return obs, err
 	}
@@ -153,20 +160,12 @@ func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv
 	return obs, nil
 }
 
-// recordProblems emits a Warning event when gb enters a conflict or loses
-// its namespace, once per transition.
-func (r *GuestbookReconciler) recordProblems(orig, gb *webappv1.Guestbook) {
-	now := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionReady)
-	switch now.Reason {
-	case webappv1.ReasonResourceConflict, webappv1.ReasonNamespaceNotFound:
-	default:
-		return
-	}
-	before := meta.FindStatusCondition(orig.Status.Conditions, webappv1.ConditionReady)
-	if before != nil && before.Reason == now.Reason && before.Message == now.Message {
-		return
-	}
-	r.Recorder.Eventf(gb, nil, corev1.EventTypeWarning, now.Reason, "Reconcile", "%s", now.Message)
+// statusWriter is the shared status path (compare, patch, a Warning when
+// the Guestbook becomes Stalled: a conflict, a missing namespace).
+func (r *GuestbookReconciler) statusWriter() controllers.StatusWriter {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+		return o.(*webappv1.Guestbook).Status.Conditions
+	}}
 }
 
 // SetupWithManager sets up the controller with the Manager.
@@ -180,7 +179,7 @@ func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := setupIndexes(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	return r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
 		For(&webappv1.Guestbook{}).
 		Owns(&appsv1.StatefulSet{}).
 		Owns(&corev1.Service{}).

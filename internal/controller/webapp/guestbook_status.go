@@ -17,11 +17,9 @@ limitations under the License.
 package webapp
 
 import (
-	"context"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -162,13 +160,4 @@ func setAvailableCondition(gb *webappv1.Guestbook, obs observation) {
 		cond.Message = fmt.Sprintf("Pod %s/%s serves", obs.namespace, obs.active)
 	}
 	meta.SetStatusCondition(&gb.Status.Conditions, cond)
-}
-
-// patchStatus writes gb's status when it differs from orig's.
-func (r *GuestbookReconciler) patchStatus(ctx context.Context, orig, gb *webappv1.Guestbook) error {
-	if equality.Semantic.DeepEqual(orig.Status, gb.Status) {
-		return nil
-	}
-	_, err := controllers.PatchStatus(ctx, r.Client, orig, gb)
-	return err
 }

@@ -1,0 +1,231 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package config holds the controller of the config.sunstrider.cn API
+// group: it puts the OperatorConfiguration named default in effect.
+package config
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+	"k8s.io/client-go/util/workqueue"
+
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
+	controllers "sunstrider.cn/operator/internal/controller"
+	settings "sunstrider.cn/operator/internal/config"
+)
+
+// ConfigurationKey is the key of the one OperatorConfiguration the operator
+// reads.
+var ConfigurationKey = client.ObjectKey{Name: configv1alpha1.ConfigurationName}
+
+// OperatorConfigurationReconciler puts the OperatorConfiguration named
+// default in effect: it resolves its spec over Defaults, stores the result
+// in Settings for the other reconcilers, and reports in the status what is
+// in effect and what was refused. A field that applies only at start
+// (controllers, watchNamespaces) makes it write the status, then call
+// Restart. It runs in every replica, so that standbys have the settings
+// when they take over; only the leader writes the status and events.
+type OperatorConfigurationReconciler struct {
+	client.Client
+	Recorder events.EventRecorder
+	// Settings receives the settings in effect.
+	Settings *settings.Holder
+	// Defaults are the settings from the manager's flags and the built-in
+	// defaults: a field the spec leaves unset takes its value from there.
+	Defaults settings.Settings
+	// Started are the settings the process started with: the fields of
+	// settings.RestartFields are in effect as they say.
+	Started settings.Settings
+	// Elected is closed once this replica leads (mgr.Elected()); nil means
+	// it always does.
+	Elected <-chan struct{}
+	// Restart, when set, stops the process for its Deployment to start it
+	// again; reason says why.
+	Restart func(reason string)
+}
+
+// The operator reads the configuration through its cache and writes its
+// status. create is for the init container (`manager init-config`), which
+// runs as the manager's ServiceAccount and creates the object when absent.
+// get on namespaces: the manager reads the configuration at start, and
+// checks that the namespaces of watchNamespaces exist.
+// +kubebuilder:rbac:groups=config.sunstrider.cn,resources=operatorconfigurations,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=config.sunstrider.cn,resources=operatorconfigurations/status,verbs=patch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile resolves the configuration, puts it in effect and reports.
+func (r *OperatorConfigurationReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := ctrl.LoggerFrom(ctx)
+	if req.NamespacedName != ConfigurationKey {
+		// The API server refuses any other name (CEL).
+		return ctrl.Result{}, nil
+	}
+	cfg := &configv1alpha1.OperatorConfiguration{}
+	if err := r.Get(ctx, req.NamespacedName, cfg); apierrors.IsNotFound(err) {
+		// Deleted: keep what is in effect. The init container creates it
+		// again at the next start, from its initial content.
+		log.Info("OperatorConfiguration deleted: the settings in effect stay until the operator restarts, "+
+			"which creates it again with its initial content", "name", req.Name)
+		return ctrl.Result{}, nil
+	} else if err != nil {
+		return ctrl.Result{}, err
+	}
+
+	inEffect := r.Settings.Load()
+	want, refused, err := settings.Resolve(&cfg.Spec, &r.Defaults, inEffect, r.namespaceExists(ctx))
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	restart := settings.RestartNeeded(&r.Started, &want)
+	// What this process can put in effect: the live fields now, the others
+	// as it started.
+	live := want
+	live.Controllers, live.WatchNamespaces = r.Started.Controllers, r.Started.WatchNamespaces
+	if changed := changedFields(inEffect, &live); len(changed) > 0 {
+		r.Settings.Store(live)
+		log.Info("Configuration applied", "changed", changed)
+	}
+
+	if r.leading() {
+		orig := cfg.DeepCopy()
+		setStatus(cfg, &live, refused, restart)
+		r.recordEvents(orig, cfg)
+		if !equality.Semantic.DeepEqual(orig.Status, cfg.Status) {
+			if _, err := controllers.PatchStatus(ctx, r.Client, orig, cfg); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
+	}
+	if len(restart) > 0 && r.Restart != nil {
+		r.Restart(fmt.Sprintf("%s changed and take effect at start", strings.Join(restart, " and ")))
+	}
+	return ctrl.Result{}, nil
+}
+
+func (r *OperatorConfigurationReconciler) leading() bool {
+	if r.Elected == nil {
+		return true
+	}
+	select {
+	case <-r.Elected:
+		return true
+	default:
+		return false
+	}
+}
+
+// namespaceExists looks namespaces up in the cache (the manager caches
+// their metadata).
+func (r *OperatorConfigurationReconciler) namespaceExists(ctx context.Context) func(string) (bool, error) {
+	return func(name string) (bool, error) {
+		ns := &metav1.PartialObjectMetadata{}
+		ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+		err := r.Get(ctx, client.ObjectKey{Name: name}, ns)
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+}
+
+// changedFields names the settings that differ between old and new.
+func changedFields(old, new *settings.Settings) []string {
+	var changed []string
+	if old.GuestbookImage != new.GuestbookImage {
+		changed = append(changed, "guestbookImage")
+	}
+	if !equality.Semantic.DeepEqual(old.GuestbookResources, new.GuestbookResources) {
+		changed = append(changed, "guestbookResources")
+	}
+	if old.ConflictRecheckInterval != new.ConflictRecheckInterval {
+		changed = append(changed, "conflictRecheckInterval")
+	}
+	if old.LogLevel != new.LogLevel {
+		changed = append(changed, "logLevel")
+	}
+	if old.Controllers != new.Controllers {
+		changed = append(changed, "controllers")
+	}
+	if !slices.Equal(old.WatchNamespaces, new.WatchNamespaces) {
+		changed = append(changed, "watchNamespaces")
+	}
+	return changed
+}
+
+// recordEvents emits a Warning event when the refused fields change to a
+// non-empty set, and a Normal one when a restart is needed.
+func (r *OperatorConfigurationReconciler) recordEvents(orig, cfg *configv1alpha1.OperatorConfiguration) {
+	now := readyCondition(cfg)
+	before := readyCondition(orig)
+	if before != nil && before.Reason == now.Reason && before.Message == now.Message {
+		return
+	}
+	switch now.Reason {
+	case configv1alpha1.ReasonRefused:
+		r.Recorder.Eventf(cfg, nil, corev1.EventTypeWarning, now.Reason, "Configure", "%s", now.Message)
+	case configv1alpha1.ReasonRestartRequired:
+		r.Recorder.Eventf(cfg, nil, corev1.EventTypeNormal, now.Reason, "Restart", "%s", now.Message)
+	}
+}
+
+// SetupWithManager sets up the controller with the Manager. It runs in
+// every replica (no leader election).
+func (r *OperatorConfigurationReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	opts := controllers.Options()
+	opts.NeedLeaderElection = new(false)
+	b := ctrl.NewControllerManagedBy(mgr).
+		For(&configv1alpha1.OperatorConfiguration{}, builder.WithPredicates(predicate.NewPredicateFuncs(
+			func(o client.Object) bool { return o.GetName() == configv1alpha1.ConfigurationName }))).
+		// A namespace of watchNamespaces created or deleted.
+		WatchesMetadata(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(
+			func(context.Context, client.Object) []reconcile.Request {
+				return []reconcile.Request{{NamespacedName: ConfigurationKey}}
+			}), builder.WithPredicates(predicate.Funcs{
+			UpdateFunc: func(e event.UpdateEvent) bool { return false },
+		}))
+	if r.Elected != nil {
+		// Write the status once this replica leads.
+		b = b.WatchesRawSource(source.Func(func(ctx context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+			go func() {
+				select {
+				case <-r.Elected:
+					q.Add(reconcile.Request{NamespacedName: ConfigurationKey})
+				case <-ctx.Done():
+				}
+			}()
+			return nil
+		}))
+	}
+	return b.WithOptions(opts).Named("config-operatorconfiguration").Complete(r)
+}

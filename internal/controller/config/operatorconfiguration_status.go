@@ -1,0 +1,78 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
+	controllers "sunstrider.cn/operator/internal/controller"
+	settings "sunstrider.cn/operator/internal/config"
+)
+
+// reasonClasses is the OperatorConfiguration's Reconciling/Stalled policy.
+var reasonClasses = controllers.ReasonClasses{
+	configv1alpha1.ReasonRefused:         controllers.Blocked,
+	configv1alpha1.ReasonRestartRequired: controllers.Working,
+}
+
+// setStatus writes into cfg's status what is in effect, what was refused
+// and whether a restart is under way.
+func setStatus(cfg *configv1alpha1.OperatorConfiguration, inEffect *settings.Settings,
+	refused []configv1alpha1.RefusedField, restart []string) {
+	cfg.Status.ObservedGeneration = cfg.Generation
+	cfg.Status.Effective = inEffect.Spec()
+	cfg.Status.Refused = refused
+	meta.SetStatusCondition(&cfg.Status.Conditions, readyConditionFor(refused, restart, cfg.Generation))
+	controllers.SetProgressConditions(&cfg.Status.Conditions, reasonClasses, cfg.Generation)
+}
+
+// readyConditionFor is Ready for an observation: refused fields first (a
+// person must act), then a pending restart, else Applied.
+func readyConditionFor(refused []configv1alpha1.RefusedField, restart []string, generation int64) metav1.Condition {
+	c := metav1.Condition{
+		Type:               configv1alpha1.ConditionReady,
+		Status:             metav1.ConditionTrue,
+		ObservedGeneration: generation,
+		Reason:             configv1alpha1.ReasonApplied,
+		Message:            "The configuration is in effect",
+	}
+	switch {
+	case len(refused) > 0:
+		msgs := make([]string, len(refused))
+		for i, f := range refused {
+			msgs[i] = f.Field + ": " + f.Message
+		}
+		c.Status, c.Reason = metav1.ConditionFalse, configv1alpha1.ReasonRefused
+		c.Message = fmt.Sprintf("Refused, the value in effect (status.effective) is kept: %s", strings.Join(msgs, "; "))
+		if len(restart) > 0 {
+			c.Message += fmt.Sprintf(". The operator restarts to apply %s", strings.Join(restart, " and "))
+		}
+	case len(restart) > 0:
+		c.Status, c.Reason = metav1.ConditionFalse, configv1alpha1.ReasonRestartRequired
+		c.Message = fmt.Sprintf("%s take effect at start: the operator restarts", strings.Join(restart, " and "))
+	}
+	return c
+}
+
+func readyCondition(cfg *configv1alpha1.OperatorConfiguration) *metav1.Condition {
+	return meta.FindStatusCondition(cfg.Status.Conditions, configv1alpha1.ConditionReady)
+}
