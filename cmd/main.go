@@ -40,6 +40,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -56,6 +57,7 @@ import (
 	poccontroller "sunstrider.cn/operator/internal/controller/poc"
 	webappcontroller "sunstrider.cn/operator/internal/controller/webapp"
 	"sunstrider.cn/operator/internal/metricsauth"
+	"sunstrider.cn/operator/internal/version"
 	appswebhook "sunstrider.cn/operator/internal/webhook/apps/v1"
 	examplewebhook "sunstrider.cn/operator/internal/webhook/example/v1"
 	pocwebhook "sunstrider.cn/operator/internal/webhook/poc/v1"
@@ -103,6 +105,7 @@ type options struct {
 	maxConcurrentReconciles                          int
 	kubeAPIQPS                                       float64
 	kubeAPIBurst                                     int
+	printVersion                                     bool
 	zap                                              zap.Options
 }
 
@@ -199,6 +202,7 @@ func parseFlags() *options {
 		"Sustained requests per second to the API server; a negative value disables client-side rate limiting.")
 	flag.IntVar(&o.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst,
 		"Requests allowed in a burst above --kube-api-qps.")
+	flag.BoolVar(&o.printVersion, "version", false, "Print the version and exit.")
 	o.zap.BindFlags(flag.CommandLine)
 	flag.Usage = func() {
 		_, _ = fmt.Fprintf(flag.CommandLine.Output(), "Usage of %s:\n"+
@@ -219,7 +223,14 @@ func envOr(key, fallback string) string {
 
 func main() {
 	o := parseFlags()
+	if o.printVersion {
+		fmt.Println(version.String())
+		return
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
+	setupLog.Info("Sunstrider operator", "version", version.Version, "revision", version.Revision)
+	// sunstrider_operator_build_info on /metrics, beside controller-runtime's own metrics.
+	metrics.Registry.MustRegister(version.NewBuildInfoCollector())
 	if err := run(o); err != nil {
 		setupLog.Error(err, "Manager failed")
 		os.Exit(1)

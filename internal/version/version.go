@@ -56,17 +56,23 @@ var (
 )
 
 func init() {
-	release, revision := Version, Revision
-	tagged, dirty := describes(release, gitDescribe)
+	Version, Revision = resolve(Version, Revision, gitDescribe, vcsRevision)
+}
+
+// resolve is the build's version and revision from what the linker set: the
+// release, the commit and git describe; vcs is what go build recorded, for a
+// binary built without LDFLAGS.
+func resolve(release, revision, describe string, vcs func() (string, bool)) (string, string) {
+	tagged, dirty := describes(release, describe)
 	if revision == "" {
 		// go build (not go run or go test) records the commit of a git checkout.
-		revision, dirty = vcsRevision()
+		revision, dirty = vcs()
 	}
-	Version = buildVersion(release, revision, tagged, dirty)
+	version := buildVersion(release, revision, tagged, dirty)
 	if revision == "" {
 		revision = Unknown
 	}
-	Revision = revision
+	return version, revision
 }
 
 // describes reads `git describe --tags --always --dirty`: tagged when the

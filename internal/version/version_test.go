@@ -1,0 +1,137 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package version
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// semver is semver.org's regular expression for a version (2.0.0).
+var semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
+	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
+	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+
+const sha = "29d4ee32bb522603ef2281608d1c18862d4e5268"
+
+func TestResolve(t *testing.T) {
+	noVCS := func() (string, bool) { return "", false }
+	tests := []struct {
+		name                        string
+		release, revision, describe string
+		vcs                         func() (string, bool)
+		wantVersion, wantRevision   string
+	}{
+		{"clean checkout of the release's tag", "0.2.0", sha, "v0.2.0", noVCS, "0.2.0", sha},
+		{"the release's tag with uncommitted changes", "0.2.0", sha, "v0.2.0-dirty", noVCS, "0.2.0+29d4ee3.dirty", sha},
+		{"commits after the previous release's tag", "0.2.0", sha, "v0.1.0-25-g29d4ee3", noVCS, "0.2.0+29d4ee3", sha},
+		{"commits after a tag, dirty", "0.2.0", sha, "v0.1.0-25-g29d4ee3-dirty", noVCS, "0.2.0+29d4ee3.dirty", sha},
+		{"no tag in the clone", "0.2.0", sha, "29d4ee3", noVCS, "0.2.0+29d4ee3", sha},
+		{"no tag in the clone, dirty", "0.2.0", sha, "29d4ee3-dirty", noVCS, "0.2.0+29d4ee3.dirty", sha},
+		{"another release's tag is not this release", "0.2.0", sha, "v0.2.0-rc.1", noVCS, "0.2.0+29d4ee3", sha},
+		{"a pre-release", "0.3.0-rc.1", sha, "v0.3.0-rc.1", noVCS, "0.3.0-rc.1", sha},
+		{"no git at build time (docker build without build args)", "0.2.0", "", "", noVCS, "0.2.0", Unknown},
+		{"go build without LDFLAGS in a checkout", "", "", "",
+			func() (string, bool) { return sha, false }, "0.0.0-dev+29d4ee3", sha},
+		{"go build without LDFLAGS in a dirty checkout", "", "", "",
+			func() (string, bool) { return sha, true }, "0.0.0-dev+29d4ee3.dirty", sha},
+		{"go test: nothing known", "", "", "", noVCS, Unreleased, Unknown},
+		{"a tag without a release version is no release", "", sha, "v", noVCS, "0.0.0-dev+29d4ee3", sha},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			version, revision := resolve(tt.release, tt.revision, tt.describe, tt.vcs)
+			if version != tt.wantVersion || revision != tt.wantRevision {
+				t.Errorf("resolve(%q, %q, %q) = %q, %q; want %q, %q", tt.release, tt.revision, tt.describe,
+					version, revision, tt.wantVersion, tt.wantRevision)
+			}
+			if !semver.MatchString(version) {
+				t.Errorf("version %q is not a semantic version", version)
+			}
+		})
+	}
+}
+
+// The VERSION file holds a plain release version, as make release writes it.
+func TestVersionFile(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := strings.TrimSpace(string(b))
+	if !semver.MatchString(v) || strings.Contains(v, "+") || string(b) != v+"\n" {
+		t.Errorf("VERSION holds %q; want one line x.y.z[-pre-release], no build metadata", b)
+	}
+}
+
+func TestBuildInfoCollector(t *testing.T) {
+	registry := prometheus.NewPedanticRegistry()
+	registry.MustRegister(NewBuildInfoCollector())
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(families) != 1 || families[0].GetName() != "sunstrider_operator_build_info" ||
+		len(families[0].GetMetric()) != 1 {
+		t.Fatalf("gathered %v; want one sunstrider_operator_build_info", families)
+	}
+	m := families[0].GetMetric()[0]
+	labels := map[string]string{}
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	want := map[string]string{"version": Version, "revision": Revision, "goversion": runtime.Version()}
+	if len(labels) != len(want) || labels["version"] != want["version"] ||
+		labels["revision"] != want["revision"] || labels["goversion"] != want["goversion"] {
+		t.Errorf("labels %v; want %v", labels, want)
+	}
+	if m.GetGauge().GetValue() != 1 {
+		t.Errorf("value %v; want 1", m.GetGauge().GetValue())
+	}
+}
+
+// TestManagerVersionFlag builds the manager as make build does, with the
+// version linked in, and runs `manager --version`.
+func TestManagerVersionFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the manager")
+	}
+	bin := filepath.Join(t.TempDir(), "manager")
+	const pkg = "sunstrider.cn/operator/internal/version"
+	ldflags := "-X " + pkg + ".Version=1.2.3 -X " + pkg + ".Revision=" + sha +
+		" -X " + pkg + ".gitDescribe=v1.2.2-4-g29d4ee3-dirty"
+	build := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, "../../cmd")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("manager --version: %v\n%s", err, out)
+	}
+	want := "sunstrider-operator 1.2.3+29d4ee3.dirty (revision " + sha + ", " + runtime.Version() + ", " +
+		runtime.GOOS + "/" + runtime.GOARCH + ")\n"
+	if string(out) != want {
+		t.Errorf("manager --version printed %q; want %q", out, want)
+	}
+}
