@@ -25,10 +25,11 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,11 +38,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
-	"k8s.io/client-go/util/workqueue"
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
-	controllers "sunstrider.cn/operator/internal/controller"
 	settings "sunstrider.cn/operator/internal/config"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // ConfigurationKey is the key of the one OperatorConfiguration the operator

@@ -433,4 +433,3 @@ func eventReasons(g Gomega) []string {
 	}
 	return reasons
 }
-

@@ -24,8 +24,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
-	controllers "sunstrider.cn/operator/internal/controller"
 	settings "sunstrider.cn/operator/internal/config"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // reasonClasses is the OperatorConfiguration's Reconciling/Stalled policy.

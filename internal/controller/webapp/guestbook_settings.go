@@ -31,8 +31,8 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
-	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/config"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // workloadSettings are the operator settings one reconcile of a Guestbook
