@@ -6,6 +6,13 @@ ARG BASE_IMAGE=golang:1.26.11
 FROM ${BASE_IMAGE} AS builder
 ARG TARGETOS
 ARG TARGETARCH
+# The version linked into internal/version, as `make build` links it: the
+# build context holds no .git, so `make docker-build` passes them (the VERSION
+# file, git rev-parse HEAD, git describe --tags --always --dirty). Without
+# them the binary reports version 0.0.0-dev and revision unknown.
+ARG VERSION=""
+ARG REVISION=""
+ARG GIT_DESCRIBE=""
 
 WORKDIR /workspace
 # Download the modules first, in their own layer: source changes do not
@@ -19,10 +26,15 @@ COPY api/ api/
 COPY internal/ internal/
 
 # A static (CGO_ENABLED=0), reproducible (-trimpath), stripped (-s -w)
-# binary. GOARCH is left empty unless buildx sets TARGETARCH, so that a plain
-# `docker build` targets the platform of the build host.
+# binary with its version. GOARCH is left empty unless buildx sets
+# TARGETARCH, so that a plain `docker build` targets the platform of the
+# build host.
 RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags "-s -w" -o manager ./cmd
+    go build -trimpath -o manager \
+    -ldflags "-s -w -X sunstrider.cn/operator/internal/version.Version=${VERSION} \
+    -X sunstrider.cn/operator/internal/version.Revision=${REVISION} \
+    -X sunstrider.cn/operator/internal/version.gitDescribe=${GIT_DESCRIBE}" \
+    ./cmd
 
 # distroless/static: no shell, no package manager, CA certificates and
 # tzdata only; "nonroot" runs as uid/gid 65532.

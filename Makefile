@@ -13,6 +13,9 @@ GIT_DESCRIBE ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 VERSION_PKG := sunstrider.cn/operator/internal/version
 LDFLAGS ?= -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION) \
 	-X $(VERSION_PKG).gitDescribe=$(GIT_DESCRIBE)
+# The Dockerfile links the same (its build context has no .git).
+DOCKER_VERSION_ARGS ?= --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) \
+	--build-arg GIT_DESCRIBE=$(GIT_DESCRIBE)
 # YEAR defines the year value used for substituting the YEAR placeholder in the boilerplate header.
 YEAR ?= 2026
 
@@ -218,7 +221,7 @@ run: manifests generate fmt vet ## Run the operator from your host against $KUBE
 # make docker-build IMG=<img> BASE_IMAGE=docker.io/library/golang:1.26
 .PHONY: docker-build
 docker-build: ## Build docker image with the manager.
-	$(CONTAINER_TOOL) build $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE)) -t ${IMG} .
+	$(CONTAINER_TOOL) build $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE)) $(DOCKER_VERSION_ARGS) -t ${IMG} .
 
 .PHONY: docker-push
 docker-push: ## Push docker image with the manager.
@@ -237,7 +240,7 @@ docker-buildx: ## Build and push docker image for the manager for cross-platform
 	sed -e '1 s/\(^FROM\)/FROM --platform=\$$\{BUILDPLATFORM\}/; t' -e ' 1,// s//FROM --platform=\$$\{BUILDPLATFORM\}/' Dockerfile > Dockerfile.cross
 	- $(CONTAINER_TOOL) buildx create --name sunstrider-operator-builder
 	$(CONTAINER_TOOL) buildx use sunstrider-operator-builder
-	- $(CONTAINER_TOOL) buildx build --push --platform=$(PLATFORMS) $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE)) --tag ${IMG} -f Dockerfile.cross .
+	- $(CONTAINER_TOOL) buildx build --push --platform=$(PLATFORMS) $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE)) $(DOCKER_VERSION_ARGS) --tag ${IMG} -f Dockerfile.cross .
 	- $(CONTAINER_TOOL) buildx rm sunstrider-operator-builder
 	rm Dockerfile.cross
 
