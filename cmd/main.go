@@ -45,13 +45,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	appsv1 "sunstrider.cn/operator/api/apps/v1"
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
 	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/certs"
-	controllers "sunstrider.cn/operator/internal/controller"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 	examplecontroller "sunstrider.cn/operator/internal/controller/example"
 	poccontroller "sunstrider.cn/operator/internal/controller/poc"
@@ -79,6 +79,7 @@ func init() {
 	utilruntime.Must(examplev1.AddToScheme(scheme))
 	utilruntime.Must(examplev1alpha1.AddToScheme(scheme))
 	utilruntime.Must(examplev1beta1.AddToScheme(scheme))
+	utilruntime.Must(configv1alpha1.AddToScheme(scheme))
 	// +kubebuilder:scaffold:scheme
 }
 
@@ -222,23 +223,32 @@ func envOr(key, fallback string) string {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == initConfigCommand {
+		os.Exit(runInitConfig(os.Args[2:]))
+	}
 	o := parseFlags()
 	if o.printVersion {
 		fmt.Println(version.String())
 		return
 	}
+	// The OperatorConfiguration's logLevel changes it while the manager runs.
+	level := liveLevel(&o.zap)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
 	setupLog.Info("Sunstrider operator", "version", version.Version, "revision", version.Revision)
 	// sunstrider_operator_build_info on /metrics, beside controller-runtime's own metrics.
 	metrics.Registry.MustRegister(version.NewBuildInfoCollector())
-	if err := run(o); err != nil {
+	if err := run(o, level); err != nil {
 		setupLog.Error(err, "Manager failed")
 		os.Exit(1)
 	}
 }
 
-func run(o *options) error {
-	ctx := ctrl.SetupSignalHandler()
+// run runs the manager until a signal, or until the OperatorConfiguration
+// asks for a restart: it then returns nil, the process exits 0 and its
+// Deployment starts it again.
+func run(o *options, level atomicLevel) error {
+	ctx, cancel := context.WithCancel(ctrl.SetupSignalHandler())
+	defer cancel()
 	var tlsOpts []func(*tls.Config)
 	if !o.enableHTTP2 {
 		// HTTP/2 Stream Cancellation and Rapid Reset: GHSA-qppj-fm5r-hxr3, GHSA-4374-p667-p6c8.
@@ -275,6 +285,11 @@ func run(o *options) error {
 	restConfig := ctrl.GetConfigOrDie()
 	restConfig.QPS = float32(o.kubeAPIQPS)
 	restConfig.Burst = o.kubeAPIBurst
+	// The OperatorConfiguration over the flags (docs/configuration.md).
+	live, err := loadConfiguration(ctx, restConfig, o, level, cancel)
+	if err != nil {
+		return err
+	}
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                  scheme,
 		PprofBindAddress:        o.pprofAddr,
@@ -291,12 +306,12 @@ func run(o *options) error {
 		LeaseDuration:                 &o.leaseDuration,
 		RenewDeadline:                 &o.renewDeadline,
 		RetryPeriod:                   &o.retryPeriod,
-		Cache:                         controllers.CacheOptions(),
+		Cache:                         live.cacheOptions(),
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
 	}
-	if err := setupControllers(mgr, o); err != nil {
+	if err := setupControllers(mgr, live); err != nil {
 		return err
 	}
 	// +kubebuilder:scaffold:builder
@@ -399,27 +414,41 @@ func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options) (bool, err
 	return true, nil
 }
 
-func setupControllers(mgr ctrl.Manager, o *options) error {
+// setupControllers registers the controllers the OperatorConfiguration
+// enables, the Guestbook and Application ones reading the live settings,
+// and the OperatorConfiguration's own.
+func setupControllers(mgr ctrl.Manager, live *liveConfig) error {
 	recorder := mgr.GetEventRecorder("sunstrider-operator")
+	enabled := live.started.Controllers
 	reconcilers := map[string]interface{ SetupWithManager(ctrl.Manager) error }{
 		"apps-application": &appscontroller.ApplicationReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
+			Settings: live.holder,
 		},
 		"poc-mycustomresource": &poccontroller.MyCustomResourceReconciler{
 			Client: mgr.GetClient(), Recorder: recorder,
 		},
 		"webapp-guestbook": &webappcontroller.GuestbookReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
-			Image: o.guestbookImage,
+			Settings: live.holder,
 		},
 		"example-drink": &examplecontroller.DrinkReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
 		},
+	}
+	for name, on := range map[string]bool{
+		"apps-application": enabled.Application, "poc-mycustomresource": enabled.MyCustomResource,
+		"webapp-guestbook": enabled.Guestbook, "example-drink": enabled.Drink,
+	} {
+		if !on {
+			setupLog.Info("Controller disabled by the OperatorConfiguration", "controller", name)
+			delete(reconcilers, name)
+		}
 	}
 	for name, c := range reconcilers {
 		if err := c.SetupWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up controller %s: %w", name, err)
 		}
 	}
-	return nil
+	return setupConfigurationController(mgr, live)
 }
