@@ -256,6 +256,19 @@ helm-lint: kustomize helm ## Lint the Helm chart and fail if its generated files
 	KUSTOMIZE="$(KUSTOMIZE)" ./hack/sync-chart-crds.sh --check
 	"$(HELM)" lint dist/chart --strict
 
+##@ Release
+
+# `make release VERSION=x.y.z` prepares the release in the working tree
+# (hack/release.sh): it checks CHANGELOG.md has the release's section, writes
+# VERSION, dist/install.yaml for RELEASE_IMG, the chart's version and
+# appVersion (its default image tag) and the OLM bundle. It neither commits
+# nor tags (README, "Versions and releases").
+RELEASE_IMG ?= sunstrider-operator:$(VERSION)
+.PHONY: release
+release: ## Prepare release VERSION=x.y.z: VERSION file, dist/install.yaml, chart, bundle; fails without its CHANGELOG.md section.
+	$(if $(filter command line,$(origin VERSION)),,$(error make release needs VERSION=x.y.z on its command line))
+	RELEASE_IMG="$(RELEASE_IMG)" ./hack/release.sh "$(VERSION)"
+
 ##@ Deployment
 
 ifndef ignore-not-found

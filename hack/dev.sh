@@ -22,6 +22,10 @@ fi
 k apply --server-side --force-conflicts -f "$DEV_DIR/dev.yaml" >/dev/null
 k wait --for=condition=Established crd --all --timeout=60s >/dev/null
 
+# As the Deployment's init container does: the OperatorConfiguration named
+# default, created when absent (docs/configuration.md).
+"$MANAGER" init-config
+
 mkdir -p "$DEV_DIR/certs"
 nohup "$MANAGER" \
   --operator-namespace=sunstrider-operator-system \

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,15 +74,31 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-// The VERSION file holds a plain release version, as make release writes it.
-func TestVersionFile(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "VERSION"))
-	if err != nil {
-		t.Fatal(err)
+// The VERSION file holds a plain release version, as make release writes
+// it, and the files make release writes with it agree: the Helm chart's
+// version and appVersion (its default image tag) and CHANGELOG.md's section.
+func TestReleaseFiles(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
 	}
-	v := strings.TrimSpace(string(b))
-	if !semver.MatchString(v) || strings.Contains(v, "+") || string(b) != v+"\n" {
-		t.Errorf("VERSION holds %q; want one line x.y.z[-pre-release], no build metadata", b)
+	file := read("VERSION")
+	v := strings.TrimSpace(file)
+	if !semver.MatchString(v) || strings.Contains(v, "+") || file != v+"\n" {
+		t.Fatalf("VERSION holds %q; want one line x.y.z[-pre-release], no build metadata", file)
+	}
+	chart := strings.Split(read(filepath.Join("dist", "chart", "Chart.yaml")), "\n")
+	for _, want := range []string{"version: " + v, `appVersion: "` + v + `"`} {
+		if !slices.Contains(chart, want) {
+			t.Errorf("dist/chart/Chart.yaml has no line %q (make release VERSION=%s writes it)", want, v)
+		}
+	}
+	heading := regexp.MustCompile(`(?m)^## \[` + regexp.QuoteMeta(v) + `\]( - \d{4}-\d{2}-\d{2})?\s*$`)
+	if !heading.MatchString(read("CHANGELOG.md")) {
+		t.Errorf("CHANGELOG.md has no section ## [%s] - <date>", v)
 	}
 }
 

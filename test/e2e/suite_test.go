@@ -112,6 +112,11 @@ func startOperator(t *testing.T, kubeconfig string) {
 	logFile = filepath.Join(workDir, "manager.log")
 	f, err := os.Create(logFile)
 	g.Expect(err).NotTo(HaveOccurred())
+	// As the Deployment's init container does: the OperatorConfiguration
+	// named default, created when absent, as the same user as the manager.
+	initConfig := exec.Command(manager, "init-config", "--kubeconfig="+kubeconfig)
+	out, err := initConfig.CombinedOutput()
+	g.Expect(err).NotTo(HaveOccurred(), "manager init-config:\n%s", out)
 	operator = exec.Command(manager,
 		"--operator-namespace="+operatorNamespace,
 		"--webhook-extra-dns-names=localhost",
