@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 )
@@ -69,4 +70,14 @@ func PodMetadataTransform(keepLabels ...string) toolscache.TransformFunc {
 			},
 		}, nil
 	}
+}
+
+// PodReadyCondition returns pod's own Ready condition, nil when absent.
+func PodReadyCondition(pod *corev1.Pod) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == corev1.PodReady {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
 }

@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
@@ -140,10 +139,7 @@ func sameNameApplication(_ context.Context, obj client.Object) []reconcile.Reque
 
 // notControlledByApplication lets through objects no Application controls:
 // Owns already delivers the events of the Application's own children.
-var notControlledByApplication = predicate.NewPredicateFuncs(func(obj client.Object) bool {
-	ref := metav1.GetControllerOfNoCopy(obj)
-	return ref == nil || ref.Kind != "Application" || ref.APIVersion != sunappsv1.GroupVersion.String()
-})
+var notControlledByApplication = controllers.NotControlledByKind(sunappsv1.GroupVersion.WithKind("Application").GroupKind())
 
 // SetupWithManager registers the controller: every change of an Application
 // or of one of its children (status included) triggers it. Status changes

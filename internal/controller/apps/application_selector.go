@@ -25,7 +25,7 @@ var errSelectorImmutable = errors.New("spec.deployment.selector differs from the
 // Application's name.
 func applicationSelector(app *sunappsv1.Application, existing *appsv1.Deployment) (*metav1.LabelSelector, error) {
 	requested := app.Spec.Deployment.Selector
-	if isEmptySelector(requested) {
+	if sunappsv1.IsEmptySelector(requested) {
 		requested = nil
 	}
 	if existing != nil && existing.Spec.Selector != nil {
@@ -40,6 +40,3 @@ func applicationSelector(app *sunappsv1.Application, existing *appsv1.Deployment
 	return &metav1.LabelSelector{MatchLabels: map[string]string{ApplicationLabel: app.Name}}, nil
 }
 
-func isEmptySelector(s *metav1.LabelSelector) bool {
-	return s == nil || (len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0)
-}

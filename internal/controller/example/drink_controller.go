@@ -109,7 +109,7 @@ func (r *DrinkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.ConfigMap{}).
 		Watches(&corev1.ConfigMap{},
 			handler.EnqueueRequestsFromMapFunc(r.drinkForConfigMap),
-			builder.WithPredicates(notControlledByDrink)).
+			builder.WithPredicates(controllers.NotControlledByKind(drinkGroupKind))).
 		WithOptions(controllers.Options()).
 		Named("example-drink").
 		Complete(r)

@@ -20,30 +20,20 @@ import (
 	"context"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
-// notControlledByDrink passes the ConfigMaps whose controller is not a
-// Drink; Owns already handles the others.
-var notControlledByDrink = predicate.NewPredicateFuncs(func(obj client.Object) bool {
-	return !isControlledByDrink(obj)
-})
+// drinkGroupKind is the Drink API's group and kind, in any version.
+var drinkGroupKind = examplev1.GroupVersion.WithKind(drinkKind).GroupKind()
 
+// isControlledByDrink reports whether obj's controller is a Drink.
 func isControlledByDrink(obj client.Object) bool {
-	for _, ref := range obj.GetOwnerReferences() {
-		if ref.Controller == nil || !*ref.Controller {
-			continue
-		}
-		gv, err := schema.ParseGroupVersion(ref.APIVersion)
-		return err == nil && gv.Group == examplev1.GroupVersion.Group && ref.Kind == drinkKind
-	}
-	return false
+	return controllers.IsControlledByKind(obj, drinkGroupKind)
 }
 
 // drinkForConfigMap maps a ConfigMap to the Drink of the same name and

@@ -102,7 +102,7 @@ func friendReadyCondition(obj *pocv1.MyCustomResource, obs friendObservation) me
 		return c
 	}
 	c := metav1.Condition{Type: pocv1.ConditionFriendReady}
-	ready := podReadyCondition(obs.pod)
+	ready := controllers.PodReadyCondition(obs.pod)
 	switch {
 	case ready == nil || ready.Status == corev1.ConditionUnknown:
 		c.Status, c.Reason = metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown
@@ -135,14 +135,4 @@ func readyCondition(obj *pocv1.MyCustomResource, obs friendObservation) metav1.C
 		Reason:  pocv1.ReasonPodReady,
 		Message: fmt.Sprintf("Friend Pod %q exists and is ready", obj.Spec.Name),
 	}
-}
-
-// podReadyCondition returns the Pod's own Ready condition, nil when absent.
-func podReadyCondition(pod *corev1.Pod) *corev1.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == corev1.PodReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
 }

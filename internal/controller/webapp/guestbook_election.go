@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // instance is what the election needs to know of one Pod of a Guestbook.
@@ -69,12 +70,8 @@ func instancesOf(gb *webappv1.Guestbook, pods []corev1.Pod) []instance {
 }
 
 func podReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	c := controllers.PodReadyCondition(pod)
+	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 // labelledActive returns the instance currently labelled active that the

@@ -43,11 +43,11 @@ import (
 //   - spec.service.ports: protocol TCP; targetPort the port.
 func defaultApplication(app, old *sunappsv1.Application) {
 	d := &app.Spec.Deployment
-	if isEmptySelector(d.Selector) {
+	if sunappsv1.IsEmptySelector(d.Selector) {
 		switch {
 		case old == nil && app.Name != "":
 			d.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{appscontroller.ApplicationLabel: app.Name}}
-		case old != nil && !isEmptySelector(old.Spec.Deployment.Selector):
+		case old != nil && !sunappsv1.IsEmptySelector(old.Spec.Deployment.Selector):
 			d.Selector = old.Spec.Deployment.Selector.DeepCopy()
 		}
 	}
@@ -91,8 +91,3 @@ func defaultServicePorts(ports []corev1.ServicePort) {
 	}
 }
 
-// isEmptySelector tells whether s selects by nothing; the controller treats
-// such a selector as absent.
-func isEmptySelector(s *metav1.LabelSelector) bool {
-	return s == nil || (len(s.MatchLabels) == 0 && len(s.MatchExpressions) == 0)
-}

@@ -217,7 +217,7 @@ func checkApplicationDefaulting(t *testing.T, app, old *sunappsv1.Application) {
 			t.Fatalf("port %d not defaulted: %+v", i, p)
 		}
 	}
-	if old == nil && app.Name != "" && isEmptySelector(app.Spec.Deployment.Selector) && d.Selector == nil {
+	if old == nil && app.Name != "" && sunappsv1.IsEmptySelector(app.Spec.Deployment.Selector) && d.Selector == nil {
 		t.Fatal("a named Application got no selector on create")
 	}
 

@@ -72,7 +72,7 @@ func validateApplicationUpdate(old, app *sunappsv1.Application) field.ErrorList 
 // validateSelectorUnchanged rejects a change of a selector that was set: the
 // Deployment's selector cannot change.
 func validateSelectorUnchanged(old, selector *metav1.LabelSelector, path *field.Path) field.ErrorList {
-	if isEmptySelector(old) || equality.Semantic.DeepEqual(old, selector) {
+	if sunappsv1.IsEmptySelector(old) || equality.Semantic.DeepEqual(old, selector) {
 		return nil
 	}
 	return field.ErrorList{field.Invalid(path, selector, msgSelectorImmutable)}
@@ -92,7 +92,7 @@ func validateSelector(selector *metav1.LabelSelector, path *field.Path) field.Er
 func validateTemplateLabels(d *sunappsv1.DeploymentTemplate, path *field.Path) field.ErrorList {
 	labelsPath := path.Child("template", "metadata", "labels")
 	errs := metav1validation.ValidateLabels(d.Template.Labels, labelsPath)
-	if isEmptySelector(d.Selector) {
+	if sunappsv1.IsEmptySelector(d.Selector) {
 		return errs
 	}
 	selector, err := metav1.LabelSelectorAsSelector(d.Selector)
