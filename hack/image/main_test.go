@@ -1,0 +1,342 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/validate"
+)
+
+// staticBinary builds a tiny static Go program, as make image builds the manager.
+func staticBinary(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build a test binary")
+	}
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":  "module tiny\n\ngo 1.26\n",
+		"main.go": "package main\n\nfunc main() {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "manager")
+	cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH, "GOWORK=off", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func writeImage(t *testing.T, o Options) (string, Result) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "image.tar")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Write(f, o)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, res
+}
+
+// entry is a file of the image's layers.
+type entry struct {
+	hdr  *tar.Header
+	data []byte
+}
+
+func files(t *testing.T, img v1.Image) map[string]entry {
+	t.Helper()
+	layers, err := img.Layers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]entry{}
+	for _, l := range layers {
+		rc, err := l.Uncompressed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tar.NewReader(rc)
+		for {
+			h, err := tr.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := io.ReadAll(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := path.Clean("/" + h.Name)
+			if _, dup := all[name]; dup {
+				t.Errorf("%s is in more than one layer", name)
+			}
+			all[name] = entry{hdr: h, data: data}
+		}
+		_ = rc.Close()
+	}
+	return all
+}
+
+func TestImage(t *testing.T) {
+	bin := staticBinary(t)
+	binData, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certs := filepath.Join(t.TempDir(), "ca.crt")
+	pem := []byte("-----BEGIN CERTIFICATE-----\nnot really\n-----END CERTIFICATE-----\n")
+	if err := os.WriteFile(certs, pem, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	created := time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)
+	o := Options{
+		Binary: bin, CACerts: certs, Tag: "example.com/sunstrider-operator:0.2.0_abc1234", Created: created,
+		Title: "sunstrider-operator", Description: "an operator", Source: "https://example.com/src",
+		Licenses: "Apache-2.0", Version: "0.2.0+abc1234", Revision: "abc1234def",
+	}
+	out, res := writeImage(t, o)
+
+	// crane push of a tar file reads it as a docker save archive.
+	img, err := tarball.ImageFromPath(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate.Image(img); err != nil {
+		t.Fatalf("invalid image: %v", err)
+	}
+	if d, err := img.Digest(); err != nil || d != res.Digest {
+		t.Errorf("digest as docker archive (what crane push pushes) = %v, %v; want %v", d, err, res.Digest)
+	}
+
+	// ... and of a directory as an OCI image layout: the archive, unpacked.
+	lp := untar(t, out)
+	idx, err := layout.ImageIndexFromPath(lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Manifests) != 1 || im.Manifests[0].Digest != res.Digest ||
+		im.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != "0.2.0_abc1234" ||
+		im.Manifests[0].Annotations["io.containerd.image.name"] != o.Tag {
+		t.Errorf("index.json = %+v; want the one image %v tagged %s", im.Manifests, res.Digest, o.Tag)
+	}
+	limg, err := idx.Image(res.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate.Image(limg); err != nil {
+		t.Fatalf("invalid image in the OCI layout: %v", err)
+	}
+
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cf.Config
+	if c.User != "65532:65532" {
+		t.Errorf("user = %q, want the non-root 65532:65532", c.User)
+	}
+	if !slices.Equal(c.Entrypoint, []string{"/manager"}) || len(c.Cmd) != 0 || c.WorkingDir != "/" {
+		t.Errorf("entrypoint %q, cmd %q, working dir %q; want [/manager], none, /", c.Entrypoint, c.Cmd, c.WorkingDir)
+	}
+	if cf.OS != "linux" || cf.Architecture != runtime.GOARCH || !cf.Created.Equal(created) {
+		t.Errorf("platform %s/%s created %v; want linux/%s %v", cf.OS, cf.Architecture, cf.Created, runtime.GOARCH, created)
+	}
+	wantLabels := map[string]string{
+		"org.opencontainers.image.title":       "sunstrider-operator",
+		"org.opencontainers.image.description": "an operator",
+		"org.opencontainers.image.source":      "https://example.com/src",
+		"org.opencontainers.image.licenses":    "Apache-2.0",
+		"org.opencontainers.image.version":     "0.2.0+abc1234",
+		"org.opencontainers.image.revision":    "abc1234def",
+		"org.opencontainers.image.created":     "2026-05-04T03:02:01Z",
+	}
+	for k, v := range wantLabels {
+		if c.Labels[k] != v {
+			t.Errorf("label %s = %q, want %q", k, c.Labels[k], v)
+		}
+	}
+	if len(c.Labels) != len(wantLabels) {
+		t.Errorf("labels %v, want exactly %v", c.Labels, wantLabels)
+	}
+
+	fs := files(t, img)
+	names := make([]string, 0, len(fs))
+	for name, e := range fs {
+		names = append(names, name)
+		if !e.hdr.ModTime.Equal(created) {
+			t.Errorf("%s: mtime %v, want %v", name, e.hdr.ModTime, created)
+		}
+		if base := path.Base(name); slices.Contains([]string{"sh", "bash", "ash", "dash", "zsh", "busybox"}, base) ||
+			strings.HasPrefix(name, "/bin") || strings.HasPrefix(name, "/usr") || strings.HasPrefix(name, "/sbin") {
+			t.Errorf("%s: the image must have no shell and no tools", name)
+		}
+	}
+	slices.Sort(names)
+	want := []string{"/etc", "/etc/group", "/etc/passwd", "/etc/ssl", "/etc/ssl/certs",
+		"/etc/ssl/certs/ca-certificates.crt", "/home", "/home/nonroot", "/manager", "/tmp"}
+	if !slices.Equal(names, want) {
+		t.Errorf("files %q, want exactly %q", names, want)
+	}
+
+	m := fs["/manager"]
+	if m.hdr == nil || m.hdr.Typeflag != tar.TypeReg || m.hdr.Mode&0o111 != 0o111 || m.hdr.Uid != 0 ||
+		!bytes.Equal(m.data, binData) {
+		t.Errorf("/manager: %+v; want the binary, a regular executable file owned by root", m.hdr)
+	}
+	for name, want := range map[string]string{
+		"/etc/passwd": "\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n",
+		"/etc/group":  "\nnonroot:x:65532:\n",
+	} {
+		if !strings.Contains(string(fs[name].data), want) {
+			t.Errorf("%s:\n%s\nwant a line %q", name, fs[name].data, strings.TrimSpace(want))
+		}
+	}
+	if !bytes.Equal(fs["/etc/ssl/certs/ca-certificates.crt"].data, pem) {
+		t.Error("the CA certificates are not the bundle given")
+	}
+	if h := fs["/tmp"].hdr; h == nil || h.Typeflag != tar.TypeDir || h.Mode != 0o1777 {
+		t.Errorf("/tmp: %+v; want a directory with mode 1777", h)
+	}
+	if h := fs["/home/nonroot"].hdr; h == nil || h.Uid != NonRoot || h.Gid != NonRoot || h.Mode != 0o700 {
+		t.Errorf("/home/nonroot: %+v; want a directory of 65532:65532, mode 700", h)
+	}
+
+	// Reproducible: the same inputs give the same bytes.
+	again, res2 := writeImage(t, o)
+	a, _ := os.ReadFile(out)
+	b, _ := os.ReadFile(again)
+	if !bytes.Equal(a, b) || res2.Digest != res.Digest {
+		t.Errorf("a second build differs: %v vs %v", res2.Digest, res.Digest)
+	}
+
+	// No CA bundle, no /etc/ssl.
+	o.CACerts = ""
+	img, _, err = Build(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range files(t, img) {
+		if strings.HasPrefix(name, "/etc/ssl") {
+			t.Errorf("%s without -ca-certs", name)
+		}
+	}
+}
+
+func TestRejectsWhatScratchCannotRun(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "manager")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Build(Options{Binary: script, Tag: "x:y"}); err == nil || !strings.Contains(err.Error(), "not an ELF") {
+		t.Errorf("a shell script: %v, want refused", err)
+	}
+	// A dynamically linked executable: refused for its interpreter.
+	for _, candidate := range []string{"/bin/true", "/usr/bin/true"} {
+		if b, err := os.ReadFile(candidate); err == nil {
+			if _, err := StaticPlatform(b); err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
+				t.Errorf("%s: %v, want refused as dynamically linked", candidate, err)
+			}
+			break
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for in, want := range map[string]time.Time{
+		"0":                    time.Unix(0, 0).UTC(),
+		"1700000000":           time.Unix(1700000000, 0).UTC(),
+		"2026-05-04T03:02:01Z": time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC),
+	} {
+		if got, err := ParseTime(in); err != nil || !got.Equal(want) {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseTime("yesterday"); err == nil {
+		t.Error("ParseTime(yesterday): no error")
+	}
+}
+
+// untar unpacks the archive into a directory.
+func untar(t *testing.T, archive string) string {
+	t.Helper()
+	dir := t.TempDir()
+	f, err := os.Open(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return dir
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(path.Clean("/"+h.Name)))
+		if h.Typeflag == tar.TypeDir {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
