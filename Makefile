@@ -215,6 +215,34 @@ RUN_ARGS ?= --cert-mode=local --webhook-port=$(RUN_WEBHOOK_PORT) --webhook-cert-
 run: manifests generate fmt vet ## Run the operator from your host against $KUBECONFIG, after make install (ENABLE_WEBHOOKS=false turns webhooks off).
 	go run -ldflags "$(LDFLAGS)" ./cmd/main.go $(RUN_ARGS)
 
+# `make image` builds the operator's image without Docker, a base image or a
+# registry (hack/image): FROM scratch, the static binary as /manager, the
+# files of distroless/static:nonroot it needs (nonroot 65532 in /etc/passwd and
+# /etc/group, /home/nonroot, /tmp, the build machine's CA certificates), user
+# 65532:65532 and the org.opencontainers.image.* labels; every timestamp is
+# SOURCE_DATE_EPOCH (the commit's time), so a commit always gives the same
+# digest. The archive, $(IMAGE_ARCHIVE), is an OCI image layout and a
+# `docker save` tar at once: `crane push`, `docker load`, `podman load`,
+# `kind load image-archive` read it. IMAGE_ARCH builds for another
+# architecture; the image is tagged IMG when given, else
+# sunstrider-operator:<version> ("+" is not allowed in tags: "_" as Helm does).
+IMAGE_VERSION ?= $(VERSION)$(if $(filter v$(VERSION),$(GIT_DESCRIBE)),,+$(shell printf %.7s "$(REVISION)")$(if $(filter %-dirty,$(GIT_DESCRIBE)),.dirty))
+IMAGE_ARCH ?= $(shell go env GOARCH)
+IMAGE_DIR ?= $(LOCALBIN)/image
+IMAGE_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-operator-$(IMAGE_VERSION).tar
+IMAGE_TAG ?= $(if $(filter file,$(origin IMG)),sunstrider-operator:$(subst +,_,$(IMAGE_VERSION)),$(IMG))
+IMAGE_CA_CERTS ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
+IMAGE_SOURCE ?= $(shell git remote get-url origin 2>/dev/null)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+.PHONY: image
+image: ## Build the operator's image without Docker into bin/image/sunstrider-operator-<version>.tar (crane push it).
+	mkdir -p "$(IMAGE_DIR)"
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "-s -w $(LDFLAGS)" \
+		-o "$(IMAGE_DIR)/manager-linux-$(IMAGE_ARCH)" ./cmd
+	go run ./hack/image -binary "$(IMAGE_DIR)/manager-linux-$(IMAGE_ARCH)" -out "$(IMAGE_ARCHIVE)" -tag "$(IMAGE_TAG)" \
+		-created "$(SOURCE_DATE_EPOCH)" -version "$(IMAGE_VERSION)" -revision "$(REVISION)" -source "$(IMAGE_SOURCE)" \
+		-ca-certs "$(IMAGE_CA_CERTS)" -description "Kubernetes operator for Application, MyCustomResource, Guestbook and Drink"
+
 # If you wish to build the manager image targeting other platforms you can use the --platform flag.
 # (i.e. docker build --platform linux/arm64). However, you must enable docker buildKit for it.
 # More info: https://docs.docker.com/develop/develop-images/build_enhancements/
@@ -288,6 +316,19 @@ bundle-push: ## Push the bundle image BUNDLE_IMG.
 helm-lint: kustomize helm ## Lint the Helm chart and fail if its generated files are stale.
 	KUSTOMIZE="$(KUSTOMIZE)" ./hack/sync-chart-crds.sh --check
 	"$(HELM)" lint dist/chart --strict
+
+##@ Release
+
+# `make release VERSION=x.y.z` prepares the release in the working tree
+# (hack/release.sh): it checks CHANGELOG.md has the release's section, writes
+# VERSION, dist/install.yaml for RELEASE_IMG, the chart's version and
+# appVersion (its default image tag) and the OLM bundle. It neither commits
+# nor tags (README, "Versions and releases").
+RELEASE_IMG ?= sunstrider-operator:$(VERSION)
+.PHONY: release
+release: ## Prepare release VERSION=x.y.z: VERSION file, dist/install.yaml, chart, bundle; fails without its CHANGELOG.md section.
+	$(if $(filter command line,$(origin VERSION)),,$(error make release needs VERSION=x.y.z on its command line))
+	RELEASE_IMG="$(RELEASE_IMG)" ./hack/release.sh "$(VERSION)"
 
 ##@ Deployment
 
