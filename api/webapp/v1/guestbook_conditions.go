@@ -69,6 +69,11 @@ const (
 	// operator leaves it alone; the message names it.
 	ReasonResourceConflict = "ResourceConflict"
 
+	// ReasonApplyFailed (Ready=False, Stalled): the API server refused a
+	// child (invalid, or forbidden by an admission policy or a quota); the
+	// message quotes its answer. The operator retries with backoff.
+	ReasonApplyFailed = "ApplyFailed"
+
 	// ReasonActiveInstanceServing (Available=True): a ready instance is
 	// active and receives the traffic; the message names its Pod.
 	ReasonActiveInstanceServing = "ActiveInstanceServing"

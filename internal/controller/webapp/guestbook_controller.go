@@ -20,6 +20,7 @@ package webapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -97,14 +98,25 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		ctrl.LoggerFrom(ctx).V(1).Info("Pod changed while relabelling, waiting for its event", "error", err.Error())
 		return ctrl.Result{}, nil
 	}
-	if err != nil {
+	var refused *refusal
+	if errors.As(err, &refused) {
+		// An answer of the API server: the status says it.
+		obs.refused = refused.message
+	} else if err != nil {
+		// The API server did not answer: retry, the status unchanged.
 		return ctrl.Result{}, err
 	}
 
 	orig := gb.DeepCopy()
 	setStatus(gb, obs)
-	if _, err := r.statusWriter().Write(ctx, orig, gb); err != nil || obs.conflict == "" {
+	if _, err := r.statusWriter().Write(ctx, orig, gb); err != nil {
 		return ctrl.Result{}, err
+	}
+	if refused != nil {
+		return ctrl.Result{}, refused.err
+	}
+	if obs.conflict == "" {
+		return ctrl.Result{}, nil
 	}
 	// The manager caches only the children it labelled: the removal of the
 	// foreign object in the way wakes nobody, so look again.

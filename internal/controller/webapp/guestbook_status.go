@@ -38,6 +38,9 @@ type observation struct {
 	// conflict names the child that exists but belongs to someone else;
 	// nothing after it was observed then.
 	conflict string
+	// refused says, for a person, which child's write the API server
+	// refused and why; nothing after it was observed then.
+	refused string
 	// size is spec.size.
 	size int32
 	// instances are the Pods of the StatefulSet, by ordinal, with the role
@@ -84,6 +87,7 @@ var readyReasonClasses = controllers.ReasonClasses{
 	webappv1.ReasonInstancesNotReady: controllers.Working,
 	webappv1.ReasonNamespaceNotFound: controllers.Blocked,
 	webappv1.ReasonResourceConflict:  controllers.Blocked,
+	webappv1.ReasonApplyFailed:       controllers.Blocked,
 }
 
 // statefulSetRollingOut says, for a person, how far the StatefulSet is from
@@ -127,6 +131,9 @@ func setReadyCondition(gb *webappv1.Guestbook, obs observation) {
 	case obs.conflict != "":
 		cond.Reason = webappv1.ReasonResourceConflict
 		cond.Message = obs.conflict
+	case obs.refused != "":
+		cond.Reason = webappv1.ReasonApplyFailed
+		cond.Message = obs.refused
 	case rollout != "":
 		cond.Reason = webappv1.ReasonRollingOut
 		cond.Message = fmt.Sprintf("%s; %d of %d instances ready", rollout, ready, obs.size)

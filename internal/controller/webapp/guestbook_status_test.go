@@ -87,6 +87,13 @@ var conditionTests = []struct {
 		wantKStatus: kstatus.FailedStatus,
 	},
 	{
+		name:         "a child refused by the API server",
+		obs:          observation{namespace: "ns", refused: "The API server refused the StatefulSet: exceeded quota", size: 3},
+		wantReady:    metav1.ConditionFalse,
+		wantReadyWhy: webappv1.ReasonApplyFailed, wantAvailable: metav1.ConditionFalse, wantAvailWhy: webappv1.ReasonNoReadyInstance,
+		wantKStatus: kstatus.FailedStatus,
+	},
+	{
 		name:         "no pods yet",
 		obs:          observation{namespace: "ns", size: 3},
 		wantReady:    metav1.ConditionFalse,

@@ -24,7 +24,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -65,12 +64,13 @@ func (r *GuestbookReconciler) reconcileConfigMap(ctx context.Context, gb *webapp
 	if err != nil {
 		return "", err
 	}
-	cfg, err := apply.Into[corev1ac.ConfigMapApplyConfiguration](desired)
+	applier := &apply.Applier{Client: r.Client, APIReader: r.APIReader}
+	out, err := applier.Write(ctx, desired, nil)
 	if err != nil {
 		return "", err
 	}
-	if err := r.Apply(ctx, cfg, client.FieldOwner(apply.FieldOwner), client.ForceOwnership); err != nil {
-		return "", fmt.Errorf("creating configmap %s: %w", key, err)
+	if out.Rejected != nil {
+		return "", &refusal{message: apply.RefusalMessage("ConfigMap", out.Rejected), err: out.Rejected}
 	}
 	ctrl.LoggerFrom(ctx).Info("Created configmap with default settings", "configMap", key)
 	r.Recorder.Eventf(gb, desired, corev1.EventTypeNormal, "ConfigMapCreated", "Create",
@@ -95,7 +95,7 @@ func (r *GuestbookReconciler) ensureChild(ctx context.Context, gb *webappv1.Gues
 	}
 	kind, key := desired.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(desired)
 	if out.Rejected != nil {
-		return out.Live, "", fmt.Errorf("applying %s %s: %w", kind, key, out.Rejected)
+		return out.Live, "", &refusal{message: apply.RefusalMessage(kind, out.Rejected), err: out.Rejected}
 	}
 	if out.Action != apply.Unchanged {
 		ctrl.LoggerFrom(ctx).Info(string(out.Action)+" child", "kind", kind, "name", key)
@@ -104,3 +104,13 @@ func (r *GuestbookReconciler) ensureChild(ctx context.Context, gb *webappv1.Gues
 	}
 	return out.Live, "", nil
 }
+
+// refusal is the API server's answer to a child's write: reported in the
+// status (a person may have to act), then retried with backoff.
+type refusal struct {
+	message string
+	err     error
+}
+
+func (r *refusal) Error() string { return r.message }
+func (r *refusal) Unwrap() error { return r.err }
