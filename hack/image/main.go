@@ -111,7 +111,8 @@ type Result struct {
 func main() {
 	var o Options
 	var out, created string
-	flag.StringVar(&o.Binary, "binary", "bin/image/manager", "static Linux binary (CGO_ENABLED=0) that becomes "+Entrypoint)
+	flag.StringVar(&o.Binary, "binary", "bin/image/manager",
+		"static Linux binary (CGO_ENABLED=0) that becomes "+Entrypoint)
 	flag.StringVar(&o.CACerts, "ca-certs", "",
 		"PEM bundle copied to "+CACertsPath+" (e.g. /etc/ssl/certs/ca-certificates.crt; empty: none)")
 	flag.StringVar(&o.Tag, "tag", "sunstrider-operator:dev", "the image's name in the archive")
@@ -324,7 +325,8 @@ type file struct {
 func baseFiles(certs []byte) []file {
 	files := []file{
 		{name: "etc/", mode: 0o755},
-		{name: "etc/group", mode: 0o644, data: []byte("root:x:0:\nnobody:x:65534:\ntty:x:5:\nstaff:x:50:\nnonroot:x:65532:\n")},
+		{name: "etc/group", mode: 0o644,
+			data: []byte("root:x:0:\nnobody:x:65534:\ntty:x:5:\nstaff:x:50:\nnonroot:x:65532:\n")},
 		{name: "etc/passwd", mode: 0o644, data: []byte("root:x:0:0:root:/root:/sbin/nologin\n" +
 			"nobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n" +
 			"nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n")},
@@ -424,7 +426,7 @@ func writeArchive(w io.Writer, img v1.Image, tag string, platform v1.Platform, m
 		Manifests: []v1.Descriptor{{
 			MediaType: mt, Size: int64(len(manifest)), Digest: digest, Platform: &platform,
 			Annotations: map[string]string{
-				"io.containerd.image.name":         fullName,
+				"io.containerd.image.name":          fullName,
 				"org.opencontainers.image.ref.name": ref.TagStr(),
 			},
 		}},
@@ -436,9 +438,9 @@ func writeArchive(w io.Writer, img v1.Image, tag string, platform v1.Platform, m
 	docker := []tarball.Descriptor{{Config: blob(configName), RepoTags: []string{tag}}}
 
 	tw := tar.NewWriter(w)
-	put := func(name string, r io.Reader, size int64) error {
-		h := &tar.Header{Name: name, Mode: 0o644, Size: size, ModTime: mtime, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
-		if strings.HasSuffix(name, "/") {
+	put := func(entry string, r io.Reader, size int64) error {
+		h := &tar.Header{Name: entry, Mode: 0o644, Size: size, ModTime: mtime, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+		if strings.HasSuffix(entry, "/") {
 			h.Mode, h.Typeflag = 0o755, tar.TypeDir
 		}
 		if err := tw.WriteHeader(h); err != nil || r == nil {
@@ -447,7 +449,7 @@ func writeArchive(w io.Writer, img v1.Image, tag string, platform v1.Platform, m
 		_, err := io.Copy(tw, r)
 		return err
 	}
-	putBytes := func(name string, b []byte) error { return put(name, bytes.NewReader(b), int64(len(b))) }
+	putBytes := func(entry string, b []byte) error { return put(entry, bytes.NewReader(b), int64(len(b))) }
 
 	if err := putBytes("oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`)); err != nil {
 		return err

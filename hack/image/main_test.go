@@ -133,122 +133,17 @@ func TestImage(t *testing.T) {
 	if err := os.WriteFile(certs, pem, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	created := time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)
 	o := Options{
-		Binary: bin, CACerts: certs, Tag: "example.com/sunstrider-operator:0.2.0_abc1234", Created: created,
-		Title: "sunstrider-operator", Description: "an operator", Source: "https://example.com/src",
+		Binary: bin, CACerts: certs, Tag: "example.com/sunstrider-operator:0.2.0_abc1234",
+		Created: time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC),
+		Title:   "sunstrider-operator", Description: "an operator", Source: "https://example.com/src",
 		Licenses: "Apache-2.0", Version: "0.2.0+abc1234", Revision: "abc1234def",
 	}
 	out, res := writeImage(t, o)
-
-	// crane push of a tar file reads it as a docker save archive.
-	img, err := tarball.ImageFromPath(out, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := validate.Image(img); err != nil {
-		t.Fatalf("invalid image: %v", err)
-	}
-	if d, err := img.Digest(); err != nil || d != res.Digest {
-		t.Errorf("digest as docker archive (what crane push pushes) = %v, %v; want %v", d, err, res.Digest)
-	}
-
-	// ... and of a directory as an OCI image layout: the archive, unpacked.
-	lp := untar(t, out)
-	idx, err := layout.ImageIndexFromPath(lp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := idx.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(im.Manifests) != 1 || im.Manifests[0].Digest != res.Digest ||
-		im.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != "0.2.0_abc1234" ||
-		im.Manifests[0].Annotations["io.containerd.image.name"] != o.Tag {
-		t.Errorf("index.json = %+v; want the one image %v tagged %s", im.Manifests, res.Digest, o.Tag)
-	}
-	limg, err := idx.Image(res.Digest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := validate.Image(limg); err != nil {
-		t.Fatalf("invalid image in the OCI layout: %v", err)
-	}
-
-	cf, err := img.ConfigFile()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := cf.Config
-	if c.User != "65532:65532" {
-		t.Errorf("user = %q, want the non-root 65532:65532", c.User)
-	}
-	if !slices.Equal(c.Entrypoint, []string{"/manager"}) || len(c.Cmd) != 0 || c.WorkingDir != "/" {
-		t.Errorf("entrypoint %q, cmd %q, working dir %q; want [/manager], none, /", c.Entrypoint, c.Cmd, c.WorkingDir)
-	}
-	if cf.OS != "linux" || cf.Architecture != runtime.GOARCH || !cf.Created.Equal(created) {
-		t.Errorf("platform %s/%s created %v; want linux/%s %v", cf.OS, cf.Architecture, cf.Created, runtime.GOARCH, created)
-	}
-	wantLabels := map[string]string{
-		"org.opencontainers.image.title":       "sunstrider-operator",
-		"org.opencontainers.image.description": "an operator",
-		"org.opencontainers.image.source":      "https://example.com/src",
-		"org.opencontainers.image.licenses":    "Apache-2.0",
-		"org.opencontainers.image.version":     "0.2.0+abc1234",
-		"org.opencontainers.image.revision":    "abc1234def",
-		"org.opencontainers.image.created":     "2026-05-04T03:02:01Z",
-	}
-	for k, v := range wantLabels {
-		if c.Labels[k] != v {
-			t.Errorf("label %s = %q, want %q", k, c.Labels[k], v)
-		}
-	}
-	if len(c.Labels) != len(wantLabels) {
-		t.Errorf("labels %v, want exactly %v", c.Labels, wantLabels)
-	}
-
-	fs := files(t, img)
-	names := make([]string, 0, len(fs))
-	for name, e := range fs {
-		names = append(names, name)
-		if !e.hdr.ModTime.Equal(created) {
-			t.Errorf("%s: mtime %v, want %v", name, e.hdr.ModTime, created)
-		}
-		if base := path.Base(name); slices.Contains([]string{"sh", "bash", "ash", "dash", "zsh", "busybox"}, base) ||
-			strings.HasPrefix(name, "/bin") || strings.HasPrefix(name, "/usr") || strings.HasPrefix(name, "/sbin") {
-			t.Errorf("%s: the image must have no shell and no tools", name)
-		}
-	}
-	slices.Sort(names)
-	want := []string{"/etc", "/etc/group", "/etc/passwd", "/etc/ssl", "/etc/ssl/certs",
-		"/etc/ssl/certs/ca-certificates.crt", "/home", "/home/nonroot", "/manager", "/tmp"}
-	if !slices.Equal(names, want) {
-		t.Errorf("files %q, want exactly %q", names, want)
-	}
-
-	m := fs["/manager"]
-	if m.hdr == nil || m.hdr.Typeflag != tar.TypeReg || m.hdr.Mode&0o111 != 0o111 || m.hdr.Uid != 0 ||
-		!bytes.Equal(m.data, binData) {
-		t.Errorf("/manager: %+v; want the binary, a regular executable file owned by root", m.hdr)
-	}
-	for name, want := range map[string]string{
-		"/etc/passwd": "\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n",
-		"/etc/group":  "\nnonroot:x:65532:\n",
-	} {
-		if !strings.Contains(string(fs[name].data), want) {
-			t.Errorf("%s:\n%s\nwant a line %q", name, fs[name].data, strings.TrimSpace(want))
-		}
-	}
-	if !bytes.Equal(fs["/etc/ssl/certs/ca-certificates.crt"].data, pem) {
-		t.Error("the CA certificates are not the bundle given")
-	}
-	if h := fs["/tmp"].hdr; h == nil || h.Typeflag != tar.TypeDir || h.Mode != 0o1777 {
-		t.Errorf("/tmp: %+v; want a directory with mode 1777", h)
-	}
-	if h := fs["/home/nonroot"].hdr; h == nil || h.Uid != NonRoot || h.Gid != NonRoot || h.Mode != 0o700 {
-		t.Errorf("/home/nonroot: %+v; want a directory of 65532:65532, mode 700", h)
-	}
+	img := checkArchive(t, out, res, o.Tag)
+	checkConfig(t, img, o.Created)
+	fs := checkFiles(t, img, o.Created)
+	checkContents(t, fs, binData, pem)
 
 	// Reproducible: the same inputs give the same bytes.
 	again, res2 := writeImage(t, o)
@@ -271,13 +166,139 @@ func TestImage(t *testing.T) {
 	}
 }
 
+// checkArchive reads the archive as crane push does: a tar file as a docker
+// save archive, a directory (the archive, unpacked) as an OCI image layout.
+// Both are the image Write reported.
+func checkArchive(t *testing.T, out string, res Result, tag string) v1.Image {
+	t.Helper()
+	img, err := tarball.ImageFromPath(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate.Image(img); err != nil {
+		t.Fatalf("invalid image: %v", err)
+	}
+	if d, err := img.Digest(); err != nil || d != res.Digest {
+		t.Errorf("digest as docker archive (what crane push pushes) = %v, %v; want %v", d, err, res.Digest)
+	}
+
+	idx, err := layout.ImageIndexFromPath(untar(t, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Manifests) != 1 || im.Manifests[0].Digest != res.Digest ||
+		im.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != tag[strings.LastIndex(tag, ":")+1:] ||
+		im.Manifests[0].Annotations["io.containerd.image.name"] != tag {
+		t.Errorf("index.json = %+v; want the one image %v tagged %s", im.Manifests, res.Digest, tag)
+	}
+	limg, err := idx.Image(res.Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validate.Image(limg); err != nil {
+		t.Fatalf("invalid image in the OCI layout: %v", err)
+	}
+	return img
+}
+
+func checkConfig(t *testing.T, img v1.Image, created time.Time) {
+	t.Helper()
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cf.Config
+	if c.User != "65532:65532" {
+		t.Errorf("user = %q, want the non-root 65532:65532", c.User)
+	}
+	if !slices.Equal(c.Entrypoint, []string{"/manager"}) || len(c.Cmd) != 0 || c.WorkingDir != "/" {
+		t.Errorf("entrypoint %q, cmd %q, working dir %q; want [/manager], none, /", c.Entrypoint, c.Cmd, c.WorkingDir)
+	}
+	if cf.OS != "linux" || cf.Architecture != runtime.GOARCH || !cf.Created.Equal(created) {
+		t.Errorf("platform %s/%s created %v; want linux/%s %v", cf.OS, cf.Architecture, cf.Created, runtime.GOARCH, created)
+	}
+	wantLabels := map[string]string{
+		"org.opencontainers.image.title":       "sunstrider-operator",
+		"org.opencontainers.image.description": "an operator",
+		"org.opencontainers.image.source":      "https://example.com/src",
+		"org.opencontainers.image.licenses":    "Apache-2.0",
+		"org.opencontainers.image.version":     "0.2.0+abc1234",
+		"org.opencontainers.image.revision":    "abc1234def",
+		"org.opencontainers.image.created":     created.Format(time.RFC3339),
+	}
+	for k, v := range wantLabels {
+		if c.Labels[k] != v {
+			t.Errorf("label %s = %q, want %q", k, c.Labels[k], v)
+		}
+	}
+	if len(c.Labels) != len(wantLabels) {
+		t.Errorf("labels %v, want exactly %v", c.Labels, wantLabels)
+	}
+}
+
+// checkFiles: exactly the expected files, no shell, every mtime created.
+func checkFiles(t *testing.T, img v1.Image, created time.Time) map[string]entry {
+	t.Helper()
+	fs := files(t, img)
+	names := make([]string, 0, len(fs))
+	for name, e := range fs {
+		names = append(names, name)
+		if !e.hdr.ModTime.Equal(created) {
+			t.Errorf("%s: mtime %v, want %v", name, e.hdr.ModTime, created)
+		}
+		if base := path.Base(name); slices.Contains([]string{"sh", "bash", "ash", "dash", "zsh", "busybox"}, base) ||
+			strings.HasPrefix(name, "/bin") || strings.HasPrefix(name, "/usr") || strings.HasPrefix(name, "/sbin") {
+			t.Errorf("%s: the image must have no shell and no tools", name)
+		}
+	}
+	slices.Sort(names)
+	want := []string{"/etc", "/etc/group", "/etc/passwd", "/etc/ssl", "/etc/ssl/certs",
+		"/etc/ssl/certs/ca-certificates.crt", "/home", "/home/nonroot", "/manager", "/tmp"}
+	if !slices.Equal(names, want) {
+		t.Errorf("files %q, want exactly %q", names, want)
+	}
+	return fs
+}
+
+// checkContents: the binary, users, certificates and directories.
+func checkContents(t *testing.T, fs map[string]entry, bin, pem []byte) {
+	t.Helper()
+	m := fs["/manager"]
+	if m.hdr == nil || m.hdr.Typeflag != tar.TypeReg || m.hdr.Mode&0o111 != 0o111 || m.hdr.Uid != 0 ||
+		!bytes.Equal(m.data, bin) {
+		t.Errorf("/manager: %+v; want the binary, a regular executable file owned by root", m.hdr)
+	}
+	for name, want := range map[string]string{
+		"/etc/passwd": "\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n",
+		"/etc/group":  "\nnonroot:x:65532:\n",
+	} {
+		if !strings.Contains(string(fs[name].data), want) {
+			t.Errorf("%s:\n%s\nwant a line %q", name, fs[name].data, strings.TrimSpace(want))
+		}
+	}
+	if !bytes.Equal(fs["/etc/ssl/certs/ca-certificates.crt"].data, pem) {
+		t.Error("the CA certificates are not the bundle given")
+	}
+	if h := fs["/tmp"].hdr; h == nil || h.Typeflag != tar.TypeDir || h.Mode != 0o1777 {
+		t.Errorf("/tmp: %+v; want a directory with mode 1777", h)
+	}
+	if h := fs["/home/nonroot"].hdr; h == nil || h.Uid != NonRoot || h.Gid != NonRoot || h.Mode != 0o700 {
+		t.Errorf("/home/nonroot: %+v; want a directory of 65532:65532, mode 700", h)
+	}
+}
+
 func TestRejectsWhatScratchCannotRun(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "manager")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Build(Options{Binary: script, Tag: "x:y"}); err == nil || !strings.Contains(err.Error(), "not an ELF") {
+	_, _, err := Build(Options{Binary: script, Tag: "x:y"})
+	if err == nil || !strings.Contains(err.Error(), "not an ELF") {
 		t.Errorf("a shell script: %v, want refused", err)
 	}
 	// A dynamically linked executable: refused for its interpreter.
