@@ -56,12 +56,15 @@ const (
 	// --cert-mode=self; under OLM the certificate is OLM's.
 	selfManagedCertSecret = "sunstrider-operator-webhook-server-cert"
 	managedByLabel        = "app.kubernetes.io/managed-by"
+
+	kindRole        = "Role"
+	kindClusterRole = "ClusterRole"
 )
 
 // bundleObjectKinds are the kinds OLM installs from a bundle beside the CSV
 // and the CRDs (operator-registry's supported kinds that config/ can hold).
 var bundleObjectKinds = []string{
-	"ClusterRole", "ConfigMap", "PodDisruptionBudget", "PriorityClass", "PrometheusRule", "Role",
+	kindClusterRole, "ConfigMap", "PodDisruptionBudget", "PriorityClass", "PrometheusRule", kindRole,
 	"Service", "ServiceMonitor",
 }
 
@@ -71,17 +74,17 @@ var bundleObjectKinds = []string{
 // with --cert-mode=external and OLM does all of it, so the CSV does not grant
 // them: in particular the operator never gets write access to CRDs.
 var selfCertRules = []rbacv1.PolicyRule{
-	{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch", "update"}},
+	{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: certVerbs},
 	{
 		APIGroups: []string{"admissionregistration.k8s.io"},
 		Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"},
-		Verbs:     []string{"get", "list", "watch", "update"},
+		Verbs:     certVerbs,
 	},
-	{
-		APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"},
-		Verbs: []string{"get", "list", "watch", "update"},
-	},
+	{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: certVerbs},
 }
+
+// certVerbs are internal/certs' verbs on what it reads and updates.
+var certVerbs = []string{"get", "list", "watch", "update"}
 
 // generate returns the bundle's files by path relative to the repository root.
 func generate(in *inputs) (map[string][]byte, error) {
@@ -185,16 +188,15 @@ func generate(in *inputs) (map[string][]byte, error) {
 
 // classified is config/default sorted by what becomes of it in the bundle.
 type classified struct {
-	deployment   *appsv1.Deployment
-	crds         []*apiextv1.CustomResourceDefinition
-	crdObjects   []*unstructured.Unstructured
-	roles        map[string][]rbacv1.PolicyRule // by kind/name
-	clusterRoles map[string]*unstructured.Unstructured
-	namespaced   []string // Roles and ClusterRoles bound in the operator's namespace
-	clusterWide  []string // ClusterRoles bound cluster-wide
-	webhooks     []*unstructured.Unstructured
-	services     map[string]*unstructured.Unstructured
-	extra        []*unstructured.Unstructured
+	deployment  *appsv1.Deployment
+	crds        []*apiextv1.CustomResourceDefinition
+	crdObjects  []*unstructured.Unstructured
+	roles       map[string][]rbacv1.PolicyRule // by kind/name
+	namespaced  []string                       // Roles and ClusterRoles bound in the operator's namespace
+	clusterWide []string                       // ClusterRoles bound cluster-wide
+	webhooks    []*unstructured.Unstructured
+	services    map[string]*unstructured.Unstructured
+	extra       []*unstructured.Unstructured
 }
 
 func classify(objs []*unstructured.Unstructured) (*classified, error) {
@@ -218,7 +220,7 @@ func classify(objs []*unstructured.Unstructured) (*classified, error) {
 			}
 			c.crds = append(c.crds, crd)
 			c.crdObjects = append(c.crdObjects, obj)
-		case "Role", "ClusterRole":
+		case kindRole, kindClusterRole:
 			var role rbacv1.ClusterRole
 			if err := fromUnstructured(obj, &role); err != nil {
 				return nil, err
@@ -245,6 +247,40 @@ func classify(objs []*unstructured.Unstructured) (*classified, error) {
 	if c.deployment == nil {
 		return nil, errors.New("config/default has no Deployment")
 	}
+	bound, err := c.bind(bindings)
+	if err != nil {
+		return nil, err
+	}
+	for _, obj := range others {
+		kind := obj.GetKind()
+		if (kind == kindRole || kind == kindClusterRole) && bound[kind+"/"+obj.GetName()] {
+			continue // in the CSV's permissions
+		}
+		if !slices.Contains(bundleObjectKinds, kind) {
+			return nil, fmt.Errorf("config/default has a %s (%s), which an OLM bundle cannot hold", kind, obj.GetName())
+		}
+		c.extra = append(c.extra, obj)
+	}
+	webhookServices := c.webhookServices()
+	// The webhook Service is OLM's (<deployment>-service); other Services ship.
+	for _, name := range slices.Sorted(maps.Keys(c.services)) {
+		if !webhookServices[name] {
+			c.extra = append(c.extra, c.services[name])
+		}
+	}
+	slices.SortFunc(c.extra, func(a, b *unstructured.Unstructured) int {
+		return strings.Compare(a.GetKind()+"/"+a.GetName(), b.GetKind()+"/"+b.GetName())
+	})
+	slices.SortFunc(c.crdObjects, func(a, b *unstructured.Unstructured) int {
+		return strings.Compare(a.GetName(), b.GetName())
+	})
+	slices.SortFunc(c.crds, func(a, b *apiextv1.CustomResourceDefinition) int { return strings.Compare(a.Name, b.Name) })
+	return c, nil
+}
+
+// bind sorts the Roles and ClusterRoles bound to the manager's ServiceAccount
+// into namespaced and cluster-wide permissions and returns their kind/names.
+func (c *classified) bind(bindings []*unstructured.Unstructured) (map[string]bool, error) {
 	sa := c.deployment.Spec.Template.Spec.ServiceAccountName
 	bound := map[string]bool{}
 	for _, b := range bindings {
@@ -269,16 +305,12 @@ func classify(objs []*unstructured.Unstructured) (*classified, error) {
 			c.clusterWide = append(c.clusterWide, key)
 		}
 	}
-	for _, obj := range others {
-		kind := obj.GetKind()
-		if (kind == "Role" || kind == "ClusterRole") && bound[kind+"/"+obj.GetName()] {
-			continue // in the CSV's permissions
-		}
-		if !slices.Contains(bundleObjectKinds, kind) {
-			return nil, fmt.Errorf("config/default has a %s (%s), which an OLM bundle cannot hold", kind, obj.GetName())
-		}
-		c.extra = append(c.extra, obj)
-	}
+	return bound, nil
+}
+
+// webhookServices names the Services the webhook configurations and the CRDs'
+// conversion webhooks call.
+func (c *classified) webhookServices() map[string]bool {
 	webhookServices := map[string]bool{}
 	for _, w := range c.webhooks {
 		hooks, _, _ := unstructured.NestedSlice(w.Object, "webhooks")
@@ -293,18 +325,7 @@ func classify(objs []*unstructured.Unstructured) (*classified, error) {
 			webhookServices[conv.Webhook.ClientConfig.Service.Name] = true
 		}
 	}
-	// The webhook Service is OLM's (<deployment>-service); other Services ship.
-	for _, name := range slices.Sorted(maps.Keys(c.services)) {
-		if !webhookServices[name] {
-			c.extra = append(c.extra, c.services[name])
-		}
-	}
-	slices.SortFunc(c.extra, func(a, b *unstructured.Unstructured) int {
-		return strings.Compare(a.GetKind()+"/"+a.GetName(), b.GetKind()+"/"+b.GetName())
-	})
-	slices.SortFunc(c.crdObjects, func(a, b *unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
-	slices.SortFunc(c.crds, func(a, b *apiextv1.CustomResourceDefinition) int { return strings.Compare(a.Name, b.Name) })
-	return c, nil
+	return webhookServices
 }
 
 // permissions returns the manager's namespaced and cluster-wide rules

@@ -26,7 +26,7 @@ func main() {
 	flag.StringVar(&iconFile, "icon", "hack/bundle/icon.svg", "The operator's icon (SVG).")
 	flag.StringVar(&outDir, "out", ".", "Directory receiving bundle/ and bundle.Dockerfile.")
 	flag.StringVar(&in.Version, "version", "", "The bundle's version, x.y.z.")
-	flag.StringVar(&in.Replaces, "replaces", "", "The version this one replaces in the upgrade graph, x.y.z (empty: none).")
+	flag.StringVar(&in.Replaces, "replaces", "", "The version this one replaces, x.y.z (empty: none).")
 	flag.StringVar(&in.Image, "image", "", "The operator image the bundle's Deployment runs.")
 	flag.StringVar(&in.Package, "package", "sunstrider-operator", "The OLM package name.")
 	flag.StringVar(&in.Channels, "channels", "", "Comma-separated channels the bundle is in.")
