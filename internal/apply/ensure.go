@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -109,9 +110,12 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 	}
 	out := Outcome{Action: Created}
 	var resourceVersion string
+	foreign := false
 	if live != nil {
 		out.Live, out.Action, resourceVersion = live, Updated, live.GetResourceVersion()
-		drifted, foreign, err := Drifted(desired, live)
+		var drifted bool
+		var err error
+		drifted, foreign, err = Drifted(desired, live)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -145,10 +149,13 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 		// with a Conflict.
 		cfg.SetResourceVersion(resourceVersion)
 	}
-	err = a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(cfg), client.FieldOwner(FieldOwner), client.ForceOwnership)
+	err = a.apply(ctx, cfg)
+	if foreign && apierrors.IsConflict(err) {
+		err = a.retryApply(ctx, live, cfg)
+	}
 	switch {
 	case err == nil:
-	case live != nil && (apierrors.IsConflict(err) || apierrors.IsNotFound(err)):
+	case live != nil && (apierrors.IsConflict(err) || apierrors.IsNotFound(err) || errors.Is(err, errReplaced)):
 		return Outcome{Live: live, Stale: true}, nil
 	case Answered(err):
 		out.Action, out.Rejected = Unchanged, err
@@ -176,6 +183,38 @@ func RefusalMessage(kind string, err error) string {
 		msg = status.Status().Message
 	}
 	return fmt.Sprintf("The API server refused the %s: %s", kind, msg)
+}
+
+// apply server-side applies cfg as the operator, taking over what it sets.
+func (a *Applier) apply(ctx context.Context, cfg *unstructured.Unstructured) error {
+	return a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(cfg), client.FieldOwner(FieldOwner), client.ForceOwnership)
+}
+
+// retryApply applies cfg again after its resourceVersion precondition
+// failed right after fields were taken over. Those fields are the
+// operator's now and only this apply removes them: a later reconcile would
+// find nothing amiss (no other manager owns them, and InSync does not look
+// at what the operator does not set). The child's own controller writing
+// its status meanwhile moves the resourceVersion on (a Deployment's is
+// written at once after a spec change), so the apply is retried with the
+// current resourceVersion as long as the child is still the one checked.
+func (a *Applier) retryApply(ctx context.Context, live client.Object, cfg *unstructured.Unstructured) error {
+	var err error
+	for range 5 {
+		current := &metav1.PartialObjectMetadata{}
+		current.SetGroupVersionKind(cfg.GroupVersionKind())
+		if err := a.APIReader.Get(ctx, client.ObjectKeyFromObject(live), current); err != nil {
+			return err
+		}
+		if current.UID != live.GetUID() {
+			return errReplaced
+		}
+		cfg.SetResourceVersion(current.ResourceVersion)
+		if err = a.apply(ctx, cfg); !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return err
 }
 
 // Drifted reports whether live differs from desired in what the operator
