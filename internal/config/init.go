@@ -58,7 +58,7 @@ func Initial(path string) (*configv1alpha1.OperatorConfiguration, error) {
 			Labels:      cfg.Labels,
 			Annotations: cfg.Annotations,
 		},
-		Spec:       cfg.Spec,
+		Spec: cfg.Spec,
 	}, nil
 }
 

@@ -18,6 +18,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -39,14 +40,7 @@ var flags = Settings{
 }
 
 func existing(names ...string) func(string) (bool, error) {
-	return func(name string) (bool, error) {
-		for _, n := range names {
-			if n == name {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
+	return func(name string) (bool, error) { return slices.Contains(names, name), nil }
 }
 
 func TestResolve(t *testing.T) {
