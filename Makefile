@@ -77,6 +77,21 @@ manifests: controller-gen ## Generate WebhookConfiguration, ClusterRole and Cust
 generate: controller-gen ## Generate code containing DeepCopy, DeepCopyInto, and DeepCopyObject method implementations.
 	"$(CONTROLLER_GEN)" object:headerFile="hack/boilerplate.go.txt",year=$(YEAR) paths="./..."
 
+# `make docs` writes the references generated from the code: the API
+# reference (crd-ref-docs over api/, hack/crd-ref-docs) and the flags
+# reference (hack/flagsdoc, from the help of a manager built for it, run
+# with an empty environment). make verify regenerates both into a temporary
+# folder and fails when the committed ones differ.
+DOCS_DIR ?= docs/reference
+DOCS_GENERATED := api.md flags.md
+.PHONY: docs
+docs: crd-ref-docs ## Generate docs/reference/api.md (from api/) and docs/reference/flags.md (from manager --help).
+	mkdir -p "$(DOCS_DIR)" "$(LOCALBIN)/docs"
+	"$(CRD_REF_DOCS)" --log-level=ERROR --source-path=./api --config=hack/crd-ref-docs/config.yaml --renderer=markdown \
+		--templates-dir=hack/crd-ref-docs/templates --output-mode=single --output-path="$(DOCS_DIR)/api.md"
+	go build -o "$(LOCALBIN)/docs/manager" ./cmd
+	go run ./hack/flagsdoc -manager "$(LOCALBIN)/docs/manager" -out "$(DOCS_DIR)/flags.md"
+
 .PHONY: fmt
 fmt: ## Run go fmt against code.
 	go fmt ./...
@@ -86,7 +101,10 @@ vet: ## Run go vet against code.
 	go vet ./...
 
 .PHONY: verify
-verify: manifests generate kustomize ## Fail when committed generated files (CRDs, RBAC, deepcopy, chart copies) differ from what the markers generate.
+verify: manifests generate kustomize crd-ref-docs ## Fail when committed generated files (CRDs, RBAC, deepcopy, chart copies, docs/reference) differ from what the code generates.
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && $(MAKE) --no-print-directory docs DOCS_DIR="$$tmp" >/dev/null && \
+		for f in $(DOCS_GENERATED); do diff -u "$(DOCS_DIR)/$$f" "$$tmp/$$f" || { \
+			echo "$(DOCS_DIR)/$$f is stale: run make docs and commit the result."; exit 1; }; done
 	KUSTOMIZE="$(KUSTOMIZE)" ./hack/sync-chart-crds.sh --check
 	$(BUNDLE_ENV) ./hack/bundle/bundle.sh --check
 	@git diff --exit-code --stat -- config/crd/bases config/rbac/role.yaml ':(glob)api/**/zz_generated.*.go' || { \
@@ -392,6 +410,8 @@ INDEXDB = $(LOCALBIN)/indexdb
 # entries published up to now, as govulncheck against vuln.go.dev would.
 VULNDB_VERSION ?= latest
 HELM_VERSION ?= v3.22.0
+CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs
+CRD_REF_DOCS_VERSION ?= v0.3.0
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
 $(KUSTOMIZE): $(LOCALBIN)
@@ -420,6 +440,11 @@ $(KWOK_BIN)/kwok $(KWOK_BIN)/kwokctl:
 helm: $(HELM) ## Download helm locally if necessary.
 $(HELM): $(LOCALBIN)
 	$(call go-install-tool,$(HELM),helm.sh/helm/v3/cmd/helm,$(HELM_VERSION))
+
+.PHONY: crd-ref-docs
+crd-ref-docs: $(CRD_REF_DOCS) ## Download crd-ref-docs locally if necessary.
+$(CRD_REF_DOCS): $(LOCALBIN)
+	$(call go-install-tool,$(CRD_REF_DOCS),github.com/elastic/crd-ref-docs,$(CRD_REF_DOCS_VERSION))
 
 .PHONY: govulncheck
 govulncheck: $(GOVULNCHECK) ## Download govulncheck locally if necessary.
