@@ -205,14 +205,17 @@ func subset(want, have any) bool {
 	}
 }
 
+// isEmpty tells whether v is an empty map or list, which the API server may
+// drop. An empty string is a value: in a map such as labels, a selector or a
+// ConfigMap's data, a key with the value "" and no key are different (the
+// apply puts the key back); a string field of a struct is in the JSON form
+// of both objects or of neither.
 func isEmpty(v any) bool {
 	switch t := v.(type) {
 	case map[string]any:
 		return len(t) == 0
 	case []any:
 		return len(t) == 0
-	case string:
-		return t == ""
 	}
 	return false
 }

@@ -54,6 +54,47 @@ func TestInSync(t *testing.T) {
 	}
 }
 
+// A key whose value is "" is a value: its removal is drift (found by
+// TestDriftedAgreesWithAPIServer: the apply puts the key back).
+func TestInSyncEmptyStringValues(t *testing.T) {
+	withEmpty := func(s *corev1.Service) {
+		s.Labels["track"] = ""
+		s.Annotations = map[string]string{"note": ""}
+		s.Spec.Selector = map[string]string{"app": "web", "tier": ""}
+	}
+	tests := []struct {
+		name string
+		live *corev1.Service
+		want bool
+	}{
+		{name: "all present", live: svc(withEmpty), want: true},
+		{name: "label with an empty value removed", live: svc(func(s *corev1.Service) {
+			withEmpty(s)
+			delete(s.Labels, "track")
+		}), want: false},
+		{name: "annotation with an empty value removed", live: svc(func(s *corev1.Service) {
+			withEmpty(s)
+			s.Annotations = nil
+		}), want: false},
+		{name: "selector key with an empty value removed", live: svc(func(s *corev1.Service) {
+			withEmpty(s)
+			delete(s.Spec.Selector, "tier")
+		}), want: false},
+		{name: "empty value changed", live: svc(func(s *corev1.Service) {
+			withEmpty(s)
+			s.Labels["track"] = "x"
+		}), want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			got, err := InSync(svc(withEmpty), tt.live)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got).To(Equal(tt.want))
+		})
+	}
+}
+
 func TestInSyncQuantitiesCompareCanonically(t *testing.T) {
 	g := NewWithT(t)
 	pod := func(q string) *corev1.Pod {
