@@ -41,7 +41,10 @@ const reclaimManager = FieldOwner + "-reclaim"
 
 // inDomain reports whether the field at p is the operator's to restore when
 // another manager owns it: anything outside metadata, status and the type
-// fields, except a key of a labels or annotations map.
+// fields, except a labels or annotations map (the Pod template's) and its
+// keys. The map itself is owned by whoever created it (`kubectl rollout
+// restart` creates the template's annotations): taking it over would only
+// be a write.
 func inDomain(p fieldpath.Path) bool {
 	if len(p) == 0 || p[0].FieldName == nil {
 		return false
@@ -50,7 +53,7 @@ func inDomain(p fieldpath.Path) bool {
 	case "metadata", "status", "apiVersion", "kind":
 		return false
 	}
-	for i := 0; i+2 < len(p); i++ {
+	for i := 0; i+1 < len(p); i++ {
 		if isField(p[i], "metadata") && (isField(p[i+1], "labels") || isField(p[i+1], "annotations")) {
 			return false
 		}
