@@ -43,7 +43,9 @@ type ApplicationSpec struct {
 // DeploymentTemplate has the JSON shape of appsv1.DeploymentSpec. It is
 // spelled out (rather than embedding appsv1.DeploymentSpec) so that selector
 // can be optional: an Application without labels or selector is valid.
-// The rules below hold even while the admission webhook is down.
+// A selector, once set, cannot be changed (a Deployment's selector is
+// immutable); the API server enforces it even while the operator's
+// admission webhook is down.
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.selector) || ((!has(oldSelf.selector.matchLabels) || size(oldSelf.selector.matchLabels) == 0) && (!has(oldSelf.selector.matchExpressions) || size(oldSelf.selector.matchExpressions) == 0)) || (has(self.selector) && self.selector == oldSelf.selector)",message="selector is immutable once set",fieldPath=".selector"
 type DeploymentTemplate struct {
 	// replicas is the number of desired Pods. Defaults to 1; the scale
@@ -90,8 +92,11 @@ type DeploymentTemplate struct {
 	ProgressDeadlineSeconds *int32 `json:"progressDeadlineSeconds,omitempty"`
 }
 
-// ServiceTemplate is a Service's spec, inline. The rules below hold even
-// while the admission webhook is down.
+// ServiceTemplate is a Service's spec, inline: the fields of a Service's
+// spec, with these rules, which the API server enforces even while the
+// operator's admission webhook is down: every port is between 1 and 65535,
+// every port has a name when there is more than one, and nodePort is set
+// only when type is NodePort or LoadBalancer.
 // +kubebuilder:validation:XValidation:rule="!has(self.ports) || self.ports.all(p, p.port >= 1 && p.port <= 65535)",message="every port must be between 1 and 65535",fieldPath=".ports"
 // +kubebuilder:validation:XValidation:rule="!has(self.ports) || size(self.ports) <= 1 || self.ports.all(p, has(p.name) && size(p.name) > 0)",message="every port needs a name when there is more than one",fieldPath=".ports"
 // +kubebuilder:validation:XValidation:rule="!has(self.ports) || !self.ports.exists(p, has(p.nodePort) && p.nodePort != 0) || (has(self.type) && (self.type == 'NodePort' || self.type == 'LoadBalancer'))",message="nodePort may only be set when type is NodePort or LoadBalancer",fieldPath=".ports"

@@ -35,8 +35,11 @@ type LogLevel string
 
 // Log levels with a name.
 const (
+	// LogLevelError logs errors only.
 	LogLevelError LogLevel = "error"
-	LogLevelInfo  LogLevel = "info"
+	// LogLevelInfo logs errors and what the operator does (V level 0).
+	LogLevelInfo LogLevel = "info"
+	// LogLevelDebug adds the operator's debug messages (V level 1).
 	LogLevelDebug LogLevel = "debug"
 )
 

@@ -27,9 +27,12 @@ type DrinkSize string
 
 // Sizes of a drink.
 const (
-	SizeSmall  DrinkSize = "Small"
+	// SizeSmall is a small drink.
+	SizeSmall DrinkSize = "Small"
+	// SizeMedium is a medium drink.
 	SizeMedium DrinkSize = "Medium"
-	SizeLarge  DrinkSize = "Large"
+	// SizeLarge is a large drink.
+	SizeLarge DrinkSize = "Large"
 )
 
 // Sizes lists every valid DrinkSize, smallest first.

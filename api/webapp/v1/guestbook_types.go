@@ -76,7 +76,8 @@ type GuestbookSpec struct {
 	Namespace string `json:"namespace,omitempty"`
 }
 
-// GuestbookStatus defines the observed state of Guestbook.
+// GuestbookStatus is the observed state of a Guestbook. It is computed from
+// its StatefulSet and Pods on every reconcile, never from its previous value.
 type GuestbookStatus struct {
 	// active is the name of the Pod of the active instance, the one the
 	// Service sends traffic to. Empty when no instance is ready.
@@ -131,22 +132,22 @@ type GuestbookStatus struct {
 type Guestbook struct {
 	metav1.TypeMeta `json:",inline"`
 
-	// metadata is a standard object metadata
+	// metadata is the standard object metadata.
 	// +optional
 	metav1.ObjectMeta `json:"metadata,omitzero"`
 
-	// spec defines the desired state of Guestbook
+	// spec is the desired state of the Guestbook.
 	// +required
 	Spec GuestbookSpec `json:"spec"`
 
-	// status defines the observed state of Guestbook
+	// status is the observed state of the Guestbook.
 	// +optional
 	Status GuestbookStatus `json:"status,omitzero"`
 }
 
 // +kubebuilder:object:root=true
 
-// GuestbookList contains a list of Guestbook
+// GuestbookList contains a list of Guestbook.
 type GuestbookList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitzero"`
