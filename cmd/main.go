@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -56,6 +57,7 @@ import (
 	examplecontroller "sunstrider.cn/operator/internal/controller/example"
 	poccontroller "sunstrider.cn/operator/internal/controller/poc"
 	webappcontroller "sunstrider.cn/operator/internal/controller/webapp"
+	opmetrics "sunstrider.cn/operator/internal/metrics"
 	"sunstrider.cn/operator/internal/metricsauth"
 	"sunstrider.cn/operator/internal/version"
 	appswebhook "sunstrider.cn/operator/internal/webhook/apps/v1"
@@ -314,6 +316,9 @@ func run(o *options, level atomicLevel) error {
 	if err := setupControllers(mgr, live); err != nil {
 		return err
 	}
+	if err := registerMetrics(mgr, o, live); err != nil {
+		return err
+	}
 	// +kubebuilder:scaffold:builder
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -451,4 +456,35 @@ func setupControllers(mgr ctrl.Manager, live *liveConfig) error {
 		}
 	}
 	return setupConfigurationController(mgr, live)
+}
+
+// registerMetrics registers the operator's metrics that read it at scrape
+// time (internal/metrics): its objects by Ready, from the cache of the
+// controllers that run, the webhook certificate's expiry and the
+// OperatorConfiguration's generation in effect.
+func registerMetrics(mgr ctrl.Manager, o *options, live *liveConfig) error {
+	opts := opmetrics.Options{Cache: mgr.GetCache()}
+	enabled := live.started.Controllers
+	for _, k := range []struct {
+		kind opmetrics.Kind
+		on   bool
+	}{
+		{opmetrics.Application, enabled.Application}, {opmetrics.MyCustomResource, enabled.MyCustomResource},
+		{opmetrics.Guestbook, enabled.Guestbook}, {opmetrics.Drink, enabled.Drink},
+	} {
+		if k.on {
+			opts.Kinds = append(opts.Kinds, k.kind)
+		}
+	}
+	if o.enableWebhooks {
+		certFile := filepath.Join(o.webhookCertPath, o.webhookCertName)
+		opts.WebhookCertificate = func() (time.Time, error) { return certs.NotAfter(certFile) }
+	}
+	gk := configv1alpha1.GroupVersion.WithKind("OperatorConfiguration").GroupKind()
+	_, err := mgr.GetRESTMapper().RESTMapping(gk, configv1alpha1.GroupVersion.Version)
+	opts.Configuration = err == nil
+	if err := opmetrics.Register(metrics.Registry, opts); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	return nil
 }

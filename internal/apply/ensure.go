@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"sunstrider.cn/operator/internal/metrics"
 )
 
 // Action is what Ensure did to a child.
@@ -163,6 +165,7 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 	default:
 		return Outcome{}, fmt.Errorf("applying %s %s: %w", kind, key, err)
 	}
+	metrics.ChildWritten(kind, writeAction(desired, live, foreign))
 	applied, err := a.Client.Scheme().New(desired.GetObjectKind().GroupVersionKind())
 	if err != nil {
 		return Outcome{}, err
@@ -172,6 +175,19 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 	}
 	out.Live = applied.(client.Object)
 	return out, nil
+}
+
+// writeAction is the action label of a successful write of desired over
+// live: restored when the parent asked for the same as at the last write
+// (same hash), or when fields another manager owned were taken over.
+func writeAction(desired, live client.Object, foreign bool) string {
+	switch {
+	case live == nil:
+		return metrics.ActionCreated
+	case foreign || live.GetAnnotations()[HashAnnotation] == desired.GetAnnotations()[HashAnnotation]:
+		return metrics.ActionRestored
+	}
+	return metrics.ActionUpdated
 }
 
 // RefusalMessage is the condition message, written for a person, of a

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -21,6 +22,7 @@ import (
 	"sunstrider.cn/operator/internal/apply"
 	"sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/metrics"
 )
 
 // ApplicationReconciler keeps each Application's Deployment and Service equal
@@ -63,6 +65,9 @@ type applicationScope struct {
 func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	app := &sunappsv1.Application{}
 	if err := r.Get(ctx, req.NamespacedName, app); err != nil {
+		if apierrors.IsNotFound(err) {
+			metrics.ApplicationReady.Forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !app.DeletionTimestamp.IsZero() {
@@ -123,6 +128,7 @@ func (r *ApplicationReconciler) updateStatus(ctx context.Context, s *application
 	if err != nil || !written {
 		return err
 	}
+	metrics.ApplicationReady.Written(s.app, orig.Status.Conditions, s.app.Status.Conditions)
 	if log := ctrl.LoggerFrom(ctx).V(1); log.Enabled() {
 		ready := meta.FindStatusCondition(s.app.Status.Conditions, sunappsv1.ConditionReady)
 		log.Info("Wrote Application status", "ready", ready.Status, "reason", ready.Reason,
