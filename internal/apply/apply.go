@@ -148,8 +148,7 @@ func InSync(desired, live runtime.Object) (bool, error) {
 		}
 	}
 	for key, value := range d {
-		switch key {
-		case "metadata", "status", "apiVersion", "kind":
+		if isTypeMetaOrStatus(key) {
 			continue
 		}
 		if !subset(value, l[key]) {

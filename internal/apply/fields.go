@@ -49,8 +49,7 @@ func inDomain(p fieldpath.Path) bool {
 	if len(p) == 0 || p[0].FieldName == nil {
 		return false
 	}
-	switch *p[0].FieldName {
-	case "metadata", "status", "apiVersion", "kind":
+	if isTypeMetaOrStatus(*p[0].FieldName) {
 		return false
 	}
 	for i := 0; i+1 < len(p); i++ {
@@ -69,13 +68,13 @@ func isField(e fieldpath.PathElement, name string) bool {
 // object itself (status writers are left out: the status is not the
 // operator's).
 func foreignEntry(entry metav1.ManagedFieldsEntry) bool {
-	return entry.Manager != FieldOwner && entry.Subresource != "status" && entry.FieldsV1 != nil
+	return entry.Manager != FieldOwner && entry.Subresource != statusField && entry.FieldsV1 != nil
 }
 
 // domainFields returns the fields of entry inside the operator's domain.
 func domainFields(entry metav1.ManagedFieldsEntry) (*fieldpath.Set, error) {
 	set := &fieldpath.Set{}
-	if err := set.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+	if err := set.FromJSON(bytes.NewReader(entry.FieldsV1.GetRawBytes())); err != nil {
 		return nil, fmt.Errorf("decoding the fields of manager %q: %w", entry.Manager, err)
 	}
 	domain := fieldpath.NewSet()
@@ -138,14 +137,16 @@ func ReclaimPatch(obj client.Object) ([]byte, error) {
 		}
 		moved = true
 		all := &fieldpath.Set{}
-		if err := all.FromJSON(bytes.NewReader(entry.FieldsV1.Raw)); err != nil {
+		if err := all.FromJSON(bytes.NewReader(entry.FieldsV1.GetRawBytes())); err != nil {
 			return nil, fmt.Errorf("decoding the fields of manager %q: %w", entry.Manager, err)
 		}
 		if rest := all.Difference(domain); !rest.Empty() {
 			kept := entry.DeepCopy()
-			if kept.FieldsV1.Raw, err = rest.ToJSON(); err != nil {
+			raw, err := rest.ToJSON()
+			if err != nil {
 				return nil, fmt.Errorf("encoding the fields of manager %q: %w", entry.Manager, err)
 			}
+			kept.FieldsV1.SetRawBytes(raw)
 			split = append(split, *kept)
 		}
 		taken := metav1.ManagedFieldsEntry{
@@ -156,9 +157,11 @@ func ReclaimPatch(obj client.Object) ([]byte, error) {
 			FieldsType: entry.FieldsType,
 			FieldsV1:   &metav1.FieldsV1{},
 		}
-		if taken.FieldsV1.Raw, err = domain.ToJSON(); err != nil {
+		raw, err := domain.ToJSON()
+		if err != nil {
 			return nil, fmt.Errorf("encoding the fields taken from manager %q: %w", entry.Manager, err)
 		}
+		taken.FieldsV1.SetRawBytes(raw)
 		split = mergeReclaimed(split, taken)
 	}
 	if !moved {
@@ -189,11 +192,11 @@ func mergeReclaimed(entries []metav1.ManagedFieldsEntry, taken metav1.ManagedFie
 			continue
 		}
 		a, b := &fieldpath.Set{}, &fieldpath.Set{}
-		if a.FromJSON(bytes.NewReader(e.FieldsV1.Raw)) != nil || b.FromJSON(bytes.NewReader(taken.FieldsV1.Raw)) != nil {
+		if a.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())) != nil || b.FromJSON(bytes.NewReader(taken.FieldsV1.GetRawBytes())) != nil {
 			break
 		}
 		if raw, err := a.Union(b).ToJSON(); err == nil {
-			entries[i].FieldsV1 = &metav1.FieldsV1{Raw: raw}
+			entries[i].FieldsV1 = metav1.NewFieldsV1(string(raw))
 			return entries
 		}
 	}
@@ -232,4 +235,18 @@ func ManagedFieldsTransform() toolscache.TransformFunc {
 		obj.SetManagedFields(kept)
 		return in, nil
 	}
+}
+
+// statusField names the status (the field and the subresource).
+const statusField = "status"
+
+// isTypeMetaOrStatus tells whether a top-level field is one the operator
+// never compares or restores: the type, the metadata (key by key only) and
+// the status.
+func isTypeMetaOrStatus(field string) bool {
+	switch field {
+	case "metadata", statusField, "apiVersion", "kind":
+		return true
+	}
+	return false
 }

@@ -39,4 +39,3 @@ func applicationSelector(app *sunappsv1.Application, existing *appsv1.Deployment
 	}
 	return &metav1.LabelSelector{MatchLabels: map[string]string{ApplicationLabel: app.Name}}, nil
 }
-

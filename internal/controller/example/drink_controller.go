@@ -33,7 +33,6 @@ import (
 )
 
 // Event action of the conflict warning.
-const actionApply = "Apply"
 
 // DrinkReconciler reconciles a Drink object: it keeps a ConfigMap of the
 // same name holding the Drink's spec, and never touches a ConfigMap of that
