@@ -177,7 +177,7 @@ func parseFlags() *options {
 		"Who provides the webhook certificate: 'self' (the manager creates and rotates it in --webhook-secret-name and "+
 			"injects its CA; without that Secret webhooks are not served and the manager is not ready), "+
 			"'external' (e.g. cert-manager mounts it in --webhook-cert-path) or 'local' (one manager outside the "+
-			"cluster, `make run`: CA and certificate for localhost kept in --webhook-cert-path, CA injected into the "+
+			"cluster, make run: CA and certificate for localhost kept in --webhook-cert-path, CA injected into the "+
 			"Drink CRD and the webhook configurations that exist; no namespace or Secret needed).")
 	flag.StringVar(&o.webhookCertPath, "webhook-cert-path", "/tmp/k8s-webhook-server/serving-certs",
 		"Directory holding the webhook serving certificate (written there by the manager in --cert-mode=self).")
