@@ -113,8 +113,8 @@ verify: manifests generate kustomize crd-ref-docs ## Fail when committed generat
 		git ls-files --others --exclude-standard -- config/crd/bases api; echo "Generated files are not committed."; exit 1; }
 
 .PHONY: test
-test: manifests generate fmt vet k8s-test-bins ## Run unit and envtest tests against a real kube-apiserver and etcd built from source.
-	KUBEBUILDER_ASSETS="$(K8S_BIN)" go test $$(go list ./...) -coverprofile cover.out $(TEST_ARGS)
+test: manifests generate fmt vet k8s-test-bins promtool helm ## Run unit and envtest tests against a real kube-apiserver and etcd built from source.
+	KUBEBUILDER_ASSETS="$(K8S_BIN)" PROMTOOL="$(PROMTOOL)" HELM="$(HELM)" go test $$(go list ./...) -coverprofile cover.out $(TEST_ARGS)
 
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.
@@ -412,6 +412,10 @@ VULNDB_VERSION ?= latest
 HELM_VERSION ?= v3.22.0
 CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs
 CRD_REF_DOCS_VERSION ?= v0.3.0
+# promtool checks and unit-tests the alerts (config/prometheus/rules) in
+# make test: a tool, not a dependency of the operator's module.
+PROMTOOL ?= $(LOCALBIN)/promtool
+PROMTOOL_VERSION ?= v0.316.0
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
 $(KUSTOMIZE): $(LOCALBIN)
@@ -445,6 +449,11 @@ $(HELM): $(LOCALBIN)
 crd-ref-docs: $(CRD_REF_DOCS) ## Download crd-ref-docs locally if necessary.
 $(CRD_REF_DOCS): $(LOCALBIN)
 	$(call go-install-tool,$(CRD_REF_DOCS),github.com/elastic/crd-ref-docs,$(CRD_REF_DOCS_VERSION))
+
+.PHONY: promtool
+promtool: $(PROMTOOL) ## Build promtool (Prometheus' rule checker) locally if necessary.
+$(PROMTOOL): $(LOCALBIN)
+	$(call go-install-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,$(PROMTOOL_VERSION))
 
 .PHONY: govulncheck
 govulncheck: $(GOVULNCHECK) ## Download govulncheck locally if necessary.

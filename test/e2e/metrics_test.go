@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"sunstrider.cn/operator/internal/metrics/metricstest"
 )
 
 // metricsPort is where the local operator serves /metrics (startOperator).
@@ -79,6 +83,34 @@ func TestMetricsEndpointAuthenticatesAndAuthorizes(t *testing.T) {
 		g.Expect(code).To(Equal(http.StatusOK))
 		g.Expect(body).To(ContainSubstring("controller_runtime_reconcile_total"))
 	}).Should(Succeed(), "a ServiceAccount bound to metrics-reader")
+	// Every metric the Grafana dashboard queries is in the live scrape (the
+	// suite's earlier tests made the objects and children whose series the
+	// operator's vectors need).
+	dashboard, err := os.ReadFile(filepath.Join(root, "config", "prometheus", "dashboard", "sunstrider-operator.json"))
+	g.Expect(err).NotTo(HaveOccurred())
+	queries, err := metricstest.Queries(dashboard)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Eventually(func(g Gomega) {
+		_, body, err := get(scraper)
+		g.Expect(err).NotTo(HaveOccurred())
+		served := map[string]bool{}
+		for _, line := range strings.Split(body, "\n") {
+			if f := strings.Fields(line); len(f) >= 3 && f[0] == "#" && f[1] == "TYPE" {
+				served[f[2]] = true
+			}
+		}
+		var missing []string
+		for title, exprs := range queries {
+			for _, expr := range exprs {
+				for _, name := range metricstest.MetricNames(expr) {
+					if !metricstest.Served(name, served) {
+						missing = append(missing, fmt.Sprintf("%s (panel %q)", name, title))
+					}
+				}
+			}
+		}
+		g.Expect(missing).To(BeEmpty(), "dashboard metrics not in the scrape")
+	}, "30s").Should(Succeed())
 	// Plain HTTP is not served.
 	resp, err := httpClient.Get(fmt.Sprintf("http://localhost:%d/metrics", metricsPort))
 	if err == nil {

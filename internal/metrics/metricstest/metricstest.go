@@ -18,7 +18,10 @@ limitations under the License.
 package metricstest
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -85,4 +88,83 @@ func Names(g prometheus.Gatherer) ([]string, error) {
 		names = append(names, f.GetName())
 	}
 	return names, nil
+}
+
+// Dashboard is the part of a Grafana dashboard's JSON that queries.
+type Dashboard struct {
+	Panels []struct {
+		Title   string `json:"title"`
+		Targets []struct {
+			Expr string `json:"expr"`
+		} `json:"targets"`
+	} `json:"panels"`
+}
+
+// Queries returns the PromQL queries of the Grafana dashboard data, by
+// panel title.
+func Queries(data []byte) (map[string][]string, error) {
+	var d Dashboard
+	if err := json.Unmarshal(data, &d); err != nil {
+		return nil, err
+	}
+	queries := map[string][]string{}
+	for _, p := range d.Panels {
+		for _, t := range p.Targets {
+			queries[p.Title] = append(queries[p.Title], t.Expr)
+		}
+	}
+	return queries, nil
+}
+
+var (
+	promqlStrings  = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`)
+	promqlMatchers = regexp.MustCompile(`\{[^}]*\}`)
+	promqlRanges   = regexp.MustCompile(`\[[^\]]*\]`)
+	// by, without, on, ignoring, group_left and group_right take a list of
+	// label names, not metrics.
+	promqlLabelLists = regexp.MustCompile(`\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)`)
+	promqlIdentifier = regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*(\s*\()?`)
+	promqlKeywords   = map[string]bool{"and": true, "or": true, "unless": true, "bool": true, "offset": true,
+		"by": true, "without": true, "on": true, "ignoring": true, "group_left": true, "group_right": true,
+		"inf": true, "nan": true}
+)
+
+// MetricNames returns the names of the metrics a PromQL expression selects
+// (what is neither a function, an aggregation, a keyword, a label name nor
+// inside a string, label matcher or range), histogram suffixes kept.
+func MetricNames(expr string) []string {
+	expr = promqlStrings.ReplaceAllString(expr, `""`)
+	expr = promqlMatchers.ReplaceAllString(expr, " ")
+	expr = promqlRanges.ReplaceAllString(expr, " ")
+	expr = promqlLabelLists.ReplaceAllString(expr, " ")
+	var names []string
+	for _, m := range promqlIdentifier.FindAllStringSubmatchIndex(expr, -1) {
+		if m[2] >= 0 { // followed by "(": a function or aggregation
+			continue
+		}
+		if m[0] > 0 && (expr[m[0]-1] == '$' || expr[m[0]-1] == '.' || (expr[m[0]-1] >= '0' && expr[m[0]-1] <= '9')) {
+			continue // a Grafana variable, a number's exponent or fraction
+		}
+		name := expr[m[0]:m[1]]
+		if promqlKeywords[strings.ToLower(name)] {
+			continue
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// Served reports whether the metric name a query selects is one of the
+// families served: the family itself, or a histogram's or summary's
+// _bucket, _sum or _count series.
+func Served(name string, families map[string]bool) bool {
+	if families[name] {
+		return true
+	}
+	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok && families[base] {
+			return true
+		}
+	}
+	return false
 }
