@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -66,6 +67,9 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 		t.Fatalf("taking the cluster back to bare: %v\n%s", err, out)
 	}
 	g.Eventually(leftBehind).Should(BeEmpty(), "a bare cluster to start from")
+	// The suite's operator kept the certificate of the Secret just deleted:
+	// the new operator starts with an empty directory, as a new Pod does.
+	g.Expect(os.RemoveAll(filepath.Join(workDir, "certs"))).To(Succeed())
 	mustSh(t, nil, kubectl, "delete", "namespace", upgradeNamespace, "--ignore-not-found", "--wait", "--timeout=120s")
 
 	// The previous release, installed and running.
@@ -76,8 +80,8 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 	token := strings.TrimSpace(mustSh(t, nil, kubectl, "create", "token", serviceAccount,
 		"-n", operatorNamespace, "--duration=2h"))
 	kubeconfig := serviceAccountKubeconfig(t, token)
-	oldLog := workDir + "/manager-" + prev.version + ".log"
-	old, oldExited := startRelease(t, prev.manager, kubeconfig, oldLog)
+	oldLog := filepath.Join(workDir, "manager-"+prev.version+".log")
+	old, oldExited := startRelease(t, prev.manager, kubeconfig, filepath.Join(workDir, "certs-"+prev.version), oldLog)
 	t.Logf("release %s (%s) running", prev.version, prev.commit[:7])
 
 	// Workloads of every kind; Drinks written in every version.

@@ -119,10 +119,14 @@ func applyInstaller(t *testing.T, installer string) {
 }
 
 // startRelease runs binary as the suite's operator process does
-// (startOperator's flags, ports and kubeconfig), logging to logPath, and
+// (startOperator's flags, ports and kubeconfig) but with a certificate
+// directory of its own, empty as a new Pod's, logging to logPath, and
 // waits until it is ready. exited is closed once it has ended.
-func startRelease(t *testing.T, binary, kubeconfig, logPath string) (cmd *exec.Cmd, exited <-chan struct{}) {
+func startRelease(t *testing.T, binary, kubeconfig, certDir, logPath string) (cmd *exec.Cmd, exited <-chan struct{}) {
 	t.Helper()
+	if err := os.RemoveAll(certDir); err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +135,7 @@ func startRelease(t *testing.T, binary, kubeconfig, logPath string) (cmd *exec.C
 		"--operator-namespace="+operatorNamespace,
 		"--webhook-extra-dns-names=localhost",
 		fmt.Sprintf("--webhook-port=%d", webhookPort),
-		"--webhook-cert-path="+filepath.Join(workDir, "certs"),
+		"--webhook-cert-path="+certDir,
 		fmt.Sprintf("--health-probe-bind-address=:%d", probePort),
 		fmt.Sprintf("--metrics-bind-address=:%d", metricsPort),
 		"--leader-elect",
