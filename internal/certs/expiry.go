@@ -19,7 +19,7 @@ func NotAfter(path string) (time.Time, error) {
 		return time.Time{}, err
 	}
 	for block, rest := pem.Decode(data); block != nil; block, rest = pem.Decode(rest) {
-		if block.Type != "CERTIFICATE" {
+		if block.Type != pemCertificate {
 			continue
 		}
 		cert, err := x509.ParseCertificate(block.Bytes)
@@ -30,3 +30,6 @@ func NotAfter(path string) (time.Time, error) {
 	}
 	return time.Time{}, errors.New("no certificate in " + path)
 }
+
+// pemCertificate is the PEM block type of a certificate.
+const pemCertificate = "CERTIFICATE"

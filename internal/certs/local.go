@@ -208,8 +208,8 @@ func newLocalCert(hosts []string, now time.Time) (caPEM, certPEM, keyPEM []byte,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+	return pem.EncodeToMemory(&pem.Block{Type: pemCertificate, Bytes: caDER}),
+		pem.EncodeToMemory(&pem.Block{Type: pemCertificate, Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
 }
 

@@ -94,7 +94,7 @@ func TestMetricsEndpointAuthenticatesAndAuthorizes(t *testing.T) {
 		_, body, err := get(scraper)
 		g.Expect(err).NotTo(HaveOccurred())
 		served := map[string]bool{}
-		for _, line := range strings.Split(body, "\n") {
+		for line := range strings.SplitSeq(body, "\n") {
 			if f := strings.Fields(line); len(f) >= 3 && f[0] == "#" && f[1] == "TYPE" {
 				served[f[2]] = true
 			}

@@ -90,4 +90,3 @@ func defaultServicePorts(ports []corev1.ServicePort) {
 		}
 	}
 }
-
