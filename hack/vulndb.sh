@@ -13,9 +13,13 @@ if [ -z "$dir" ] || [ ! -d "$dir/data/osv" ]; then
 fi
 db="$out/vulndb-$resolved"
 if [ ! -f "$db/index/db.json" ]; then
-  rm -rf "$db.tmp"
-  "$indexdb" -vulns "$dir/data/osv" -out "$db.tmp" >&2
-  mv "$db.tmp" "$db"
+  # A private temporary directory per run, and a half-written database
+  # (an interrupted or concurrent earlier run) replaced whole.
+  tmp=$(mktemp -d "$out/vulndb-build.XXXXXX")
+  "$indexdb" -vulns "$dir/data/osv" -out "$tmp/db" >&2
+  rm -rf "$db"
+  mv -T "$tmp/db" "$db" || [ -f "$db/index/db.json" ]
+  rm -rf "$tmp"
 fi
 echo "golang.org/x/vulndb@$resolved: $(ls "$dir/data/osv" | wc -l) entries" >&2
 echo "$db"
