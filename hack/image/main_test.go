@@ -42,7 +42,7 @@ func staticBinary(t *testing.T) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command to build a test binary")
+		t.Fatalf("no go command to build a test binary: %v", err)
 	}
 	dir := t.TempDir()
 	for name, content := range map[string]string{

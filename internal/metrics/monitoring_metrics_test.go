@@ -16,7 +16,7 @@ import (
 )
 
 // tool returns the path of a tool of bin/ that $env names (make test sets
-// it), and skips the test when it is not built.
+// it), and fails the test when it is not built.
 func tool(t *testing.T, root, env, name string) string {
 	t.Helper()
 	path := os.Getenv(env)
@@ -24,7 +24,7 @@ func tool(t *testing.T, root, env, name string) string {
 		path = filepath.Join(root, "bin", name)
 	}
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not built (make %s, or make test): %v", path, name, err)
+		t.Fatalf("%s not built (make %s, or make test): %v", path, name, err)
 	}
 	return path
 }
