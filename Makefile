@@ -219,7 +219,7 @@ dev-cluster-down: ## Stop and remove the local cluster.
 
 .PHONY: build
 build: manifests generate fmt vet ## Build manager binary.
-	go build -ldflags "$(LDFLAGS)" -o bin/manager cmd/main.go
+	go build -ldflags "$(LDFLAGS)" -o bin/manager ./cmd
 
 # `make run` serves the webhooks on https://localhost:$(RUN_WEBHOOK_PORT), where
 # `make install` points the Drink CRD's conversion webhook: a local cluster's
@@ -231,7 +231,9 @@ RUN_CERT_DIR ?= $(LOCALBIN)/run-certs
 RUN_ARGS ?= --cert-mode=local --webhook-port=$(RUN_WEBHOOK_PORT) --webhook-cert-path=$(RUN_CERT_DIR)
 .PHONY: run
 run: manifests generate fmt vet ## Run the operator from your host against $KUBECONFIG, after make install (ENABLE_WEBHOOKS=false turns webhooks off).
-	go run -ldflags "$(LDFLAGS)" ./cmd/main.go $(RUN_ARGS)
+	go build -ldflags "$(LDFLAGS)" -o "$(LOCALBIN)/run-manager" ./cmd
+	"$(LOCALBIN)/run-manager" init-config   # the default OperatorConfiguration, as the Deployment's init container makes it
+	exec "$(LOCALBIN)/run-manager" $(RUN_ARGS)
 
 # `make image` builds the operator's image without Docker, a base image or a
 # registry (hack/image): FROM scratch, the static binary as /manager, the
