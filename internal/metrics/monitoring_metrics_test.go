@@ -99,7 +99,9 @@ func helmTemplate(t *testing.T, root, template string, set ...string) []byte {
 		t.Logf("helm not built: the chart's rendering is not checked (%v)", err)
 		return nil
 	}
-	args := []string{"template", "t", filepath.Join(root, "dist/chart"), "--show-only", template}
+	// --kube-version: the chart requires 1.31 or newer, and a helm built by
+	// `go install` (bin/helm) assumes v1.20 without a cluster.
+	args := []string{"template", "t", filepath.Join(root, "dist/chart"), "--show-only", template, "--kube-version", "1.31.0"}
 	for _, s := range set {
 		args = append(args, "--set", s)
 	}

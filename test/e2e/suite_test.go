@@ -8,6 +8,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -108,25 +109,45 @@ func mustSh(t testing.TB, stdin []byte, name string, args ...string) string {
 // webhooks on webhookPort, and waits until it is ready.
 func startOperator(t *testing.T, kubeconfig string) {
 	t.Helper()
+	startOperatorWith(t, kubeconfig, operatorRun{
+		namespace: operatorNamespace,
+		certDir:   filepath.Join(workDir, "certs"),
+		log:       filepath.Join(workDir, "manager.log"),
+	})
+}
+
+// operatorRun says where a local operator runs: the namespace its
+// Deployment would run in, its certificate directory, its log file, and
+// optionally the file its init container would create the
+// OperatorConfiguration from.
+type operatorRun struct {
+	namespace, certDir, log, initialConfiguration string
+}
+
+func startOperatorWith(t *testing.T, kubeconfig string, run operatorRun) {
+	t.Helper()
 	g := NewWithT(t)
-	logFile = filepath.Join(workDir, "manager.log")
+	logFile = run.log
 	f, err := os.Create(logFile)
 	g.Expect(err).NotTo(HaveOccurred())
 	// As the Deployment's init container does: the OperatorConfiguration
 	// named default, created when absent, as the same user as the manager.
-	initConfig := exec.Command(manager, "init-config", "--kubeconfig="+kubeconfig)
-	out, err := initConfig.CombinedOutput()
+	initArgs := []string{"init-config", "--kubeconfig=" + kubeconfig}
+	if run.initialConfiguration != "" {
+		initArgs = append(initArgs, "--from-file="+run.initialConfiguration)
+	}
+	out, err := exec.Command(manager, initArgs...).CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), "manager init-config:\n%s", out)
 	operator = exec.Command(manager,
-		"--operator-namespace="+operatorNamespace,
+		"--operator-namespace="+run.namespace,
 		"--webhook-extra-dns-names=localhost",
 		fmt.Sprintf("--webhook-port=%d", webhookPort),
-		"--webhook-cert-path="+filepath.Join(workDir, "certs"),
+		"--webhook-cert-path="+run.certDir,
 		fmt.Sprintf("--health-probe-bind-address=:%d", probePort),
 		// HTTPS, authenticated and authorized (metrics_test.go).
 		fmt.Sprintf("--metrics-bind-address=:%d", metricsPort),
 		"--leader-elect",
-		"--leader-election-namespace="+operatorNamespace,
+		"--leader-election-namespace="+run.namespace,
 	)
 	operator.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	operator.Stdout, operator.Stderr = f, f
@@ -177,6 +198,22 @@ func dumpOnFailure(t *testing.T, namespace string, kinds ...string) {
 			t.Logf("%s in %s:\n%s", k, namespace, out)
 		}
 	})
+}
+
+// serverVersion is the cluster's Kubernetes version (e.g. v1.37.2), for
+// helm's --kube-version.
+func serverVersion(t testing.TB) string {
+	t.Helper()
+	var v struct {
+		ServerVersion struct {
+			GitVersion string `json:"gitVersion"`
+		} `json:"serverVersion"`
+	}
+	out := mustSh(t, nil, kubectl, "version", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.ServerVersion.GitVersion == "" {
+		t.Fatalf("kubectl version: %v\n%s", err, out)
+	}
+	return v.ServerVersion.GitVersion
 }
 
 func ctx() context.Context { return context.Background() }

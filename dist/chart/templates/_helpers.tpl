@@ -15,9 +15,16 @@ app.kubernetes.io/name: sunstrider-operator
 {{- define "so.labels" -}}
 app.kubernetes.io/name: sunstrider-operator
 app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+app.kubernetes.io/part-of: sunstrider-operator
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end }}
+
+{{/* The manager's ServiceAccount: serviceAccount.name, else the fixed name. */}}
+{{- define "so.serviceAccountName" -}}
+{{- .Values.serviceAccount.name | default (include "so.name" "controller-manager") -}}
 {{- end }}
 
 {{- define "so.image" -}}
