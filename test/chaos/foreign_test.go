@@ -19,7 +19,6 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	"sunstrider.cn/operator/internal/apply"
-	appcontroller "sunstrider.cn/operator/internal/controller/apps"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
@@ -32,7 +31,7 @@ const foreignNamespace = "chaos-foreign"
 // foreign object is removed. The "never touched" window holds a reconcile
 // of the blocked owner, counted by the leader's
 // controller_runtime_reconcile_total: an Application's periodic conflict
-// recheck (ConflictRecheckInterval), a Drink's reconcile of a change it
+// recheck (conflictRecheck, set in the suite's OperatorConfiguration), a Drink's reconcile of a change it
 // ignores (Drinks watch the ConfigMaps named like them and need no recheck).
 func TestForeignObjectsAreLeftAlone(t *testing.T) {
 	createNamespace(t, foreignNamespace)
@@ -56,7 +55,7 @@ func TestForeignObjectsAreLeftAlone(t *testing.T) {
 	// spans a recheck of every blocked Application.
 	appWindow := window{
 		controller: "apps-application",
-		length:     appcontroller.ConflictRecheckInterval + 10*time.Second,
+		length:     conflictRecheck + 10*time.Second,
 		reconciles: blockedApplications,
 	}
 	// A Drink is reconciled after a change of its own.
@@ -187,7 +186,7 @@ type window struct {
 
 // blockedApplications counts the Applications of the cluster that are
 // Ready=False with reason ResourceConflict: each rechecks once per
-// ConflictRecheckInterval.
+// conflictRecheck.
 func blockedApplications(g Gomega) int {
 	apps := &sunappsv1.ApplicationList{}
 	g.Expect(admin.List(ctx(), apps)).To(Succeed())

@@ -126,9 +126,27 @@ func install() error {
 	if err != nil {
 		return err
 	}
+	// The operator's configuration, as its init container would make it,
+	// with a short conflict recheck: the foreign-object windows must span
+	// one, and 30 s each would cost the suite minutes.
+	if _, err := command([]byte(operatorConfiguration), kubectl, "apply", "--server-side", "-f", "-"); err != nil {
+		return err
+	}
 	_, err = command(nil, kubectl, "create", "namespace", systemNamespace)
 	return err
 }
+
+// conflictRecheck is the operator's conflict recheck interval in the chaos
+// suite (OperatorConfiguration spec.conflictRecheckInterval).
+const conflictRecheck = 5 * time.Second
+
+const operatorConfiguration = `apiVersion: config.sunstrider.cn/v1alpha1
+kind: OperatorConfiguration
+metadata:
+  name: default
+spec:
+  conflictRecheckInterval: 5s
+`
 
 // command runs a command in the repository and returns its combined output.
 func command(stdin []byte, name string, args ...string) (string, error) {
