@@ -142,8 +142,8 @@ test-e2e: k8s-cluster-bins manifests generate kustomize helm build ## End-to-end
 # (-fuzztime=10s) ends in a context deadline that Go 1.26's fuzz coordinator
 # can report as a failure with no failing input (go.dev/issue/75804, fixed in
 # Go 1.27; seen once in CI here).
-FUZZ_TARGETS ?= ./api/example/v1:FuzzDrinkConversion:80000 ./internal/webhook/apps/v1:FuzzApplication:14000 \
-	./internal/webhook/example/v1/fuzz:FuzzDrink:14000 ./internal/webhook/poc/v1:FuzzMyCustomResource:20000 \
+FUZZ_TARGETS ?= ./api/example/v1:FuzzDrinkConversion:80000 ./internal/webhook/apps/v1:FuzzApplication:5000 \
+	./internal/webhook/example/v1/fuzz:FuzzDrink:8000 ./internal/webhook/poc/v1:FuzzMyCustomResource:20000 \
 	./internal/webhook/webapp/v1:FuzzGuestbook:25000
 # FUZZ_SCALE multiplies every budget (FUZZ_SCALE=10 for a longer run).
 FUZZ_SCALE ?= 1
