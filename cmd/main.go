@@ -463,7 +463,7 @@ func setupControllers(mgr ctrl.Manager, live *liveConfig) error {
 // controllers that run, the webhook certificate's expiry and the
 // OperatorConfiguration's generation in effect.
 func registerMetrics(mgr ctrl.Manager, o *options, live *liveConfig) error {
-	opts := opmetrics.Options{Cache: mgr.GetCache()}
+	opts := opmetrics.Options{Cache: mgr.GetCache(), Elected: mgr.Elected()}
 	enabled := live.started.Controllers
 	for _, k := range []struct {
 		kind opmetrics.Kind

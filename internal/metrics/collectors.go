@@ -81,12 +81,20 @@ type Options struct {
 	// Configuration reports the OperatorConfiguration's generation in
 	// effect; false when its CRD is not installed.
 	Configuration bool
+	// Elected, when set, is closed once this replica leads (mgr.Elected()):
+	// only then are objects counted. Listing the cache starts an informer
+	// for the kind; on a standby such informers would go through an API
+	// server outage and back off, and the replica would take over with
+	// caches that lag by the backoff (it used to start them fresh on
+	// election). The leader's count is the one that matters anyway.
+	Elected <-chan struct{}
 }
 
 // Register registers the collectors that read the running operator at
 // scrape time on reg (metrics.Registry in the manager).
 func Register(reg prometheus.Registerer, o Options) error {
-	collectors := []prometheus.Collector{NewObjectsCollector(o.Cache, o.Kinds...)}
+	objects := &objectsCollector{reader: o.Cache, kinds: o.Kinds, elected: o.Elected}
+	collectors := []prometheus.Collector{objects}
 	if o.WebhookCertificate != nil {
 		collectors = append(collectors, NewCertificateExpiryCollector(o.WebhookCertificate))
 	}
@@ -114,11 +122,20 @@ func NewObjectsCollector(reader client.Reader, kinds ...Kind) prometheus.Collect
 type objectsCollector struct {
 	reader client.Reader
 	kinds  []Kind
+	// elected: see Options.Elected; nil collects always.
+	elected <-chan struct{}
 }
 
 func (c *objectsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- objectsDesc }
 
 func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
+	if c.elected != nil {
+		select {
+		case <-c.elected:
+		default:
+			return
+		}
+	}
 	type series struct{ status, reason string }
 	for _, kind := range c.kinds {
 		ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
