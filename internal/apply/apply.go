@@ -103,21 +103,6 @@ func IsControlledBy(obj metav1.Object, ownerUID types.UID) bool {
 	return ref != nil && ref.UID == ownerUID
 }
 
-// Into converts a typed object into an apply configuration (or any other
-// JSON-compatible type) through its JSON form. Nulls in obj (such as a
-// zero creationTimestamp) are left out of the result.
-func Into[T any](obj any) (*T, error) {
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encoding %T: %w", obj, err)
-	}
-	out := new(T)
-	if err := json.Unmarshal(data, out); err != nil {
-		return nil, fmt.Errorf("decoding %T into %T: %w", obj, out, err)
-	}
-	return out, nil
-}
-
 // InSync reports whether live already holds what desired says: the same
 // applied-config hash, every label, annotation and owner reference of desired,
 // and every field of desired's spec (or data) with the same value. Fields the

@@ -131,9 +131,6 @@ func TestBuildInfoCollector(t *testing.T) {
 // TestManagerVersionFlag builds the manager as make build does, with the
 // version linked in, and runs `manager --version`.
 func TestManagerVersionFlag(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the manager")
-	}
 	bin := filepath.Join(t.TempDir(), "manager")
 	const pkg = "sunstrider.cn/operator/internal/version"
 	ldflags := "-X " + pkg + ".Version=1.2.3 -X " + pkg + ".Revision=" + sha +

@@ -317,18 +317,7 @@ func TestConflictRecheckIntervalApplies(t *testing.T) {
 	g.Expect(holder.Load().ConflictRecheckInterval).To(Equal(time.Second))
 
 	ns := testutil.Namespace(t, k8sClient)
-	labels := map[string]string{"app": "theirs"}
-	theirs := &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "gb-recheck", Namespace: ns},
-		Spec: appsv1.StatefulSetSpec{
-			Replicas: new(int32(1)),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/theirs:1"}}},
-			},
-		},
-	}
+	theirs := testutil.ForeignStatefulSet(ns, "gb-recheck")
 	g.Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
 	gb := &webappv1.Guestbook{
 		ObjectMeta: metav1.ObjectMeta{Name: "gb-recheck"},

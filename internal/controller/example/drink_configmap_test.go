@@ -22,7 +22,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
@@ -70,33 +69,6 @@ func TestDesiredConfigMap(t *testing.T) {
 		g.Expect(again.Annotations).To(Equal(coffee.Annotations))
 		g.Expect(tea.Annotations[apply.HashAnnotation]).NotTo(Equal(coffee.Annotations[apply.HashAnnotation]))
 	})
-}
-
-func TestConfigMapApplyConfiguration(t *testing.T) {
-	g := NewWithT(t)
-	drink := newDrink("ns", testDrink, "my-drink", "coffee")
-	drink.UID = "uid-1"
-	desired, err := desiredConfigMap(drink)
-	g.Expect(err).NotTo(HaveOccurred())
-	cfg, err := apply.Into[corev1ac.ConfigMapApplyConfiguration](desired)
-	g.Expect(err).NotTo(HaveOccurred())
-
-	g.Expect(cfg.APIVersion).To(HaveValue(Equal("v1")))
-	g.Expect(cfg.Kind).To(HaveValue(Equal("ConfigMap")))
-	g.Expect(cfg.Name).To(HaveValue(Equal(testDrink)))
-	g.Expect(cfg.Namespace).To(HaveValue(Equal("ns")))
-	g.Expect(cfg.Data).To(Equal(desired.Data))
-	g.Expect(cfg.Labels).To(Equal(desired.Labels))
-	g.Expect(cfg.Annotations).To(Equal(desired.Annotations))
-	g.Expect(cfg.CreationTimestamp).To(BeNil())
-	g.Expect(cfg.OwnerReferences).To(HaveLen(1))
-	ref := cfg.OwnerReferences[0]
-	g.Expect(ref.APIVersion).To(HaveValue(Equal("example.com/v1")))
-	g.Expect(ref.Kind).To(HaveValue(Equal("Drink")))
-	g.Expect(ref.Name).To(HaveValue(Equal(testDrink)))
-	g.Expect(ref.UID).To(HaveValue(BeEquivalentTo("uid-1")))
-	g.Expect(ref.Controller).To(HaveValue(BeTrue()))
-	g.Expect(ref.BlockOwnerDeletion).To(HaveValue(BeTrue()))
 }
 
 func TestDesiredConfigMapInSync(t *testing.T) {

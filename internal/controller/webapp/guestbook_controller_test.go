@@ -258,18 +258,7 @@ func TestGuestbookLeavesForeignStatefulSetAlone(t *testing.T) {
 	g := newG(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
-	labels := map[string]string{"app": "theirs"}
-	theirs := &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "gb-taken", Namespace: ns},
-		Spec: appsv1.StatefulSetSpec{
-			Replicas: new(int32(1)),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/theirs:1"}}},
-			},
-		},
-	}
+	theirs := testutil.ForeignStatefulSet(ns, "gb-taken")
 	g.Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
 	gb := newGuestbook("gb-taken", ns, 2, "taken-conf")
 	createGuestbook(t, g, gb)
@@ -404,18 +393,7 @@ func TestGuestbookRecoversWhenTheForeignStatefulSetIsDeleted(t *testing.T) {
 	g := newG(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
-	labels := map[string]string{"app": "theirs"}
-	theirs := &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Name: "gb-freed", Namespace: ns},
-		Spec: appsv1.StatefulSetSpec{
-			Replicas: new(int32(1)),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/theirs:1"}}},
-			},
-		},
-	}
+	theirs := testutil.ForeignStatefulSet(ns, "gb-freed")
 	g.Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
 	gb := newGuestbook("gb-freed", ns, 1, "freed-conf")
 	createGuestbook(t, g, gb)
