@@ -366,10 +366,21 @@ install: manifests kustomize ## Install CRDs into the cluster of $KUBECONFIG, Dr
 	if [ -n "$$out" ]; then echo "$$out" | go run ./hack/devconfig -base https://localhost:$(RUN_WEBHOOK_PORT) | \
 		"$(KUBECTL)" apply --server-side --force-conflicts -f -; else echo "No CRDs to install; skipping."; fi
 
+# delete-instances deletes every object of the CRDs on stdin (kustomize
+# output) that are installed, in the foreground, before the CRDs go: the
+# garbage collector then removes their children while it still serves the
+# kinds. Deleting a CRD first races it: a child whose owner's kind is gone
+# is kept forever (its owner reference no longer resolves), which left an
+# Application's Deployment behind after `make uninstall`.
+delete-instances = crds="$$( "$(KUBECTL)" get --ignore-not-found -o name -f - | sed 's|^.*/||' | paste -sd, - )"; \
+	if [ -n "$$crds" ]; then "$(KUBECTL)" delete "$$crds" --all --all-namespaces --cascade=foreground --wait --timeout=5m; fi
+
 .PHONY: uninstall
-uninstall: manifests kustomize ## Uninstall CRDs (and with them every object of their kinds) from the cluster of $KUBECONFIG. Call with ignore-not-found=true to ignore resource not found errors during deletion.
+uninstall: manifests kustomize ## Uninstall CRDs (and with them every object of their kinds and those objects' children) from the cluster of $KUBECONFIG. Call with ignore-not-found=true to ignore resource not found errors during deletion.
 	@out="$$( "$(KUSTOMIZE)" build config/crd 2>/dev/null || true )"; \
-	if [ -n "$$out" ]; then echo "$$out" | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -; else echo "No CRDs to delete; skipping."; fi
+	if [ -z "$$out" ]; then echo "No CRDs to delete; skipping."; exit 0; fi; \
+	echo "$$out" | { $(delete-instances); } && \
+	echo "$$out" | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
 
 .PHONY: deploy
 deploy: manifests kustomize ## Deploy controller to the K8s cluster specified in ~/.kube/config.
@@ -378,6 +389,7 @@ deploy: manifests kustomize ## Deploy controller to the K8s cluster specified in
 
 .PHONY: undeploy
 undeploy: kustomize ## Undeploy controller from the K8s cluster specified in ~/.kube/config. Call with ignore-not-found=true to ignore resource not found errors during deletion.
+	"$(KUSTOMIZE)" build config/crd | { $(delete-instances); }
 	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
 
 ##@ Dependencies
