@@ -61,6 +61,10 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	if err := watchReady(wctx, b.c, ns, &appsv1.DeploymentList{}, onDeployment, newTracker(n)); err != nil {
 		return result{}, err
 	}
+	stages := newStageRecorder()
+	if err := stages.watch(wctx, b.c, ns, true); err != nil {
+		return result{}, err
+	}
 	// The status writers; the first failure stops the run (pctx).
 	pctx, fail := context.WithCancelCause(wctx)
 	var patchers sync.WaitGroup
@@ -119,6 +123,7 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	}
 	r.variant, r.n = appFloorVariant, n
 	t.timings(&r)
+	b.stages = append(b.stages, stages.summarize(t, "Application floor", n, stageReady))
 	r.writesMean, r.writesMedian = 4, 4
 	logf("Application floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
 	return r, deleteNamespace(ctx, b.c, ns)

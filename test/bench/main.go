@@ -213,6 +213,8 @@ type bench struct {
 	failed    []string
 	// weights is the table of cached object sizes of the last operator run.
 	weights string
+	// stages are the stage summaries of every measured variant.
+	stages []stageSummary
 }
 
 func run(ctx context.Context, cfg *config) (int, error) {
@@ -273,6 +275,7 @@ func run(ctx context.Context, cfg *config) (int, error) {
 			if _, err := b.runFloor(ctx, n); err != nil {
 				return 0, fmt.Errorf("warm-up: %w", err)
 			}
+			b.stages = b.stages[:len(b.stages)-1]
 		}
 		for _, run := range runs {
 			r, err := run(ctx, n)
@@ -283,6 +286,9 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		}
 	}
 	table := renderTable(results) + "\n\n" + renderProcesses(results) + "\n\n" + renderRequests(results)
+	if st := renderStages(b.stages); st != "" {
+		table += "\n\n" + st
+	}
 	if b.weights != "" {
 		table += "\n\n" + b.weights
 	}
@@ -527,6 +533,10 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	if err := watchReady(wctx, b.c, ns, &appsv1.DeploymentList{}, deploymentAvailable, t); err != nil {
 		return result{}, err
 	}
+	stages := newStageRecorder()
+	if err := stages.watch(wctx, b.c, ns, false); err != nil {
+		return result{}, err
+	}
 	b.settle(ctx, "floor", n)
 	span, err := startCPUSpan(ctx, b.apiserver)
 	if err != nil {
@@ -552,6 +562,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	stop()
 	r.variant, r.n = "floor (plain client)", n
 	t.timings(&r)
+	b.stages = append(b.stages, stages.summarize(t, "floor", n, stageAvailable))
 	r.writesMean, r.writesMedian = 2, 2
 	logf("floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
 	return r, deleteNamespace(ctx, b.c, ns)
@@ -699,6 +710,10 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 	if err := watchReady(wctx, b.c, ns, &sunappsv1.ApplicationList{}, applicationReady(requireCondition), t); err != nil {
 		return r, err
 	}
+	stages := newStageRecorder()
+	if err := stages.watch(wctx, b.c, ns, true); err != nil {
+		return r, err
+	}
 	logf("%s N=%d: creating %d Applications", variant, n, n)
 	span, err := startCPUSpan(ctx, b.apiserver)
 	if err != nil {
@@ -726,6 +741,7 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 		return r, err
 	}
 	t.timings(&r)
+	b.stages = append(b.stages, stages.summarize(t, variant, n, stageReady))
 	logf("%s N=%d converged in %s (p50 %s, p99 %s)", variant, n, r.converge.Round(time.Millisecond),
 		r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond))
 

@@ -177,10 +177,19 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 }
 
 // watchReady follows list (an ApplicationList or DeploymentList) in ns and
-// reports every item to t until ctx ends. It re-watches from the last
-// resourceVersion when the server closes the watch.
+// reports every item to t until ctx ends.
 func watchReady(ctx context.Context, c client.WithWatch, ns string, list client.ObjectList,
 	isReady func(client.Object) bool, t *tracker) error {
+	return watchEach(ctx, c, ns, list, func(typ watch.EventType, obj client.Object, at time.Time) {
+		t.observe(obj.GetName(), typ, isReady(obj), at)
+	})
+}
+
+// watchEach follows list in ns and calls seen with every added or modified
+// object, and when the watch delivered it, until ctx ends. It re-watches
+// from the last resourceVersion when the server closes the watch.
+func watchEach(ctx context.Context, c client.WithWatch, ns string, list client.ObjectList,
+	seen func(watch.EventType, client.Object, time.Time)) error {
 	if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return err
 	}
@@ -203,7 +212,7 @@ func watchReady(ctx context.Context, c client.WithWatch, ns string, list client.
 				rv = obj.GetResourceVersion()
 				switch ev.Type {
 				case watch.Added, watch.Modified:
-					t.observe(obj.GetName(), ev.Type, isReady(obj), time.Now())
+					seen(ev.Type, obj, time.Now())
 				}
 			}
 			if ctx.Err() != nil {
