@@ -181,6 +181,18 @@ bench: k8s-cluster-bins kustomize build ## Benchmark on a fresh local cluster: t
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/table.md" $(BENCH_ARGS) || rc=$$?; \
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
+BENCH_RATES ?= 5,20,50
+BENCH_BASE ?= 5000
+
+.PHONY: bench-steady
+bench-steady: k8s-cluster-bins kustomize build ## Steady-rate latency on a fresh local cluster: open-loop creates at each of BENCH_RATES per second on BENCH_BASE converged Applications, the operator vs the floor (docs/performance.md).
+	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1 || true
+	mkdir -p "$(BENCH_DIR)/kwok" && cp test/bench/kwok.yaml "$(BENCH_DIR)/kwok/kwok.yaml"
+	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) up
+	rc=0; go run ./test/bench -rates "$(BENCH_RATES)" -base "$(BENCH_BASE)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/steady.md" $(BENCH_ARGS) || rc=$$?; \
+	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1; exit $$rc
+
 .PHONY: lint
 lint: golangci-lint verify ## Run golangci-lint (e2e and chaos suites included) and fail on stale generated files
 	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos

@@ -97,6 +97,10 @@ type config struct {
 	floorLast   bool
 	appFloor    bool
 	warmUp      bool
+	// rates, base and rateWindow are the steady-rate mode's (steady.go).
+	rates      []float64
+	base       int
+	rateWindow time.Duration
 }
 
 func logf(format string, args ...any) {
@@ -164,6 +168,11 @@ func parseFlags() *config {
 		"each N, so that none of them runs on a cluster fresher than the others'.")
 	flag.BoolVar(&c.appFloor, "app-floor", true, "With -references, also run the Application floor: "+
 		"the Application API's own writes by a plain client, no controller.")
+	var rates string
+	flag.StringVar(&rates, "rates", "", "Steady-rate mode instead of the bursts: comma-separated creates per second, "+
+		"one measurement each (see -base, -rate-window).")
+	flag.IntVar(&c.base, "base", 5000, "Steady-rate mode: converged Applications the cluster holds first.")
+	flag.DurationVar(&c.rateWindow, "rate-window", time.Minute, "Steady-rate mode: how long each rate creates.")
 	flag.BoolVar(&c.seedMode, "seed-controller", false, "Internal: run the seed design's controller in this process.")
 	flag.Parse()
 	// controller-runtime registers --kubeconfig: an admin kubeconfig of the cluster.
@@ -178,6 +187,17 @@ func parseFlags() *config {
 			os.Exit(2)
 		}
 		c.ns = append(c.ns, n)
+	}
+	for s := range strings.SplitSeq(rates, ",") {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		r, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || r <= 0 {
+			fmt.Fprintf(os.Stderr, "-rates: %q is not a positive number\n", s)
+			os.Exit(2)
+		}
+		c.rates = append(c.rates, r)
 	}
 	c.managerArgs = strings.Fields(args)
 	return c
@@ -248,6 +268,19 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		return 0, err
 	}
 	b := &bench{cfg: cfg, c: c, apiserver: cs.Discovery().RESTClient()}
+
+	if len(cfg.rates) > 0 {
+		logf("bench: steady-rate mode, rates %v/s for %s each on %d base Applications", cfg.rates, cfg.rateWindow, cfg.base)
+		steady, err := b.runSteady(ctx)
+		table := renderSteady(steady, cfg.base, cfg.rateWindow)
+		fmt.Println(table)
+		if cfg.out != "" && table != "" {
+			if werr := os.WriteFile(cfg.out, []byte(table+"\n"), 0o644); werr != nil {
+				return 0, werr
+			}
+		}
+		return 0, err
+	}
 
 	var results []result
 	for _, n := range cfg.ns {

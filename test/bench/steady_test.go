@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestBacklogged(t *testing.T) {
+	s := func(v ...float64) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x * float64(time.Second))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		in   []time.Duration
+		want bool
+	}{
+		{"flat", s(1, 1.1, 0.9, 1, 1, 1.2, 1, 0.9, 1.1, 1), false},
+		{"growing", s(1, 1, 2, 3, 4, 5, 6, 7, 8, 9), true},
+		{"noisy but under a second more", s(0.2, 0.2, 0.5, 0.9, 1, 0.4, 0.3, 0.2, 1.1, 1.1), false},
+		{"too few to tell", s(1, 9, 20), false},
+	} {
+		if got := backlogged(c.in); got != c.want {
+			t.Errorf("%s: backlogged = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestOpenLoopDoesNotWaitForSlowCalls(t *testing.T) {
+	var started atomic.Int32
+	release := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- openLoop(context.Background(), 1000, 20, func(context.Context, int) error {
+			started.Add(1)
+			<-release // every call blocks until all have started
+			return nil
+		})
+	}()
+	for started.Load() < 20 {
+		select {
+		case err := <-done:
+			t.Fatalf("openLoop returned before every call ran: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRenderSteadyJudgesTheTarget(t *testing.T) {
+	l := func(p99 time.Duration) latencies { return latencies{p99 / 2, p99, p99} }
+	out := renderSteady([]steadyResult{
+		{rate: 5, items: 300, operator: l(3 * time.Second), floor: l(2500 * time.Millisecond)},
+		{rate: 20, items: 1200, operator: l(5 * time.Second), floor: l(2 * time.Second)},
+		{rate: 50, items: 3000, operator: l(50 * time.Second), floor: l(40 * time.Second), flBacklog: true},
+	}, 5000, time.Minute)
+	for _, want := range []string{
+		"| 5/s | 300 | 1500 ms / 3000 ms / 3000 ms | 1250 ms / 2500 ms / 2500 ms | met |",
+		"| 20/s | 1200 | 2500 ms / 5000 ms / 5000 ms | 1000 ms / 2000 ms / 2000 ms | **missed** by 2000 ms |",
+		"(backlog) | floor backlogged: not applicable |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+}
