@@ -7,7 +7,9 @@
 #
 # Usage: dev-cluster.sh up|down
 # Env: K8S_BIN, KWOK_BIN (binary folders), DEV_DIR (state; default bin/dev),
-#      DEV_CLUSTER (cluster name; default sunstrider-dev).
+#      DEV_CLUSTER (cluster name; default sunstrider-dev),
+#      DEV_FEATURE_GATES (optional Kubernetes feature gates for every component,
+#      e.g. ShardedListAndWatch=true; default none).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${K8S_BIN:?}" "${KWOK_BIN:?}"
@@ -17,6 +19,10 @@ kubeconfig=$DEV_DIR/kubeconfig
 export KWOK_WORKDIR=$DEV_DIR/kwok
 kwokctl=$KWOK_BIN/kwokctl
 kubectl=$K8S_BIN/kubectl
+feature_gates=()
+if [ -n "${DEV_FEATURE_GATES:-}" ]; then
+  feature_gates=(--kube-feature-gates "$DEV_FEATURE_GATES")
+fi
 
 running() {
   "$kwokctl" get clusters 2>/dev/null | grep -qx "$DEV_CLUSTER" &&
@@ -37,7 +43,7 @@ up() {
       --kube-scheduler-binary "$K8S_BIN/kube-scheduler" \
       --etcd-binary "$K8S_BIN/etcd" \
       --kwok-controller-binary "$KWOK_BIN/kwok" \
-      --disable-qps-limits --wait 2m \
+      --disable-qps-limits --wait 2m "${feature_gates[@]}" \
       3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-  # the cluster's daemons must not inherit our descriptors (e.g. a flock)
     "$kwokctl" get kubeconfig --name "$DEV_CLUSTER" > "$kubeconfig.tmp"
     mv "$kubeconfig.tmp" "$kubeconfig"
