@@ -35,6 +35,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -282,6 +283,10 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		return 0, err
 	}
 
+	// Every variant's N Pods, and the previous variant's still going.
+	if err := ensurePodCapacity(ctx, c, 2*slices.Max(cfg.ns)+1000); err != nil {
+		return 0, err
+	}
 	var results []result
 	for _, n := range cfg.ns {
 		runs := []func(context.Context, int) (result, error){b.runOperator}
@@ -319,6 +324,9 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		}
 	}
 	table := renderTable(results) + "\n\n" + renderProcesses(results) + "\n\n" + renderRequests(results)
+	if curve := renderCurve(results); curve != "" {
+		table += "\n\n" + curve
+	}
 	if st := renderStages(b.stages); st != "" {
 		table += "\n\n" + st
 	}
@@ -352,6 +360,9 @@ type result struct {
 	idleWrites           int
 	restartWrites        int
 	restartReady         time.Duration
+	// restartReconciled is when the restarted operator had reconciled
+	// every Application of the cluster, from its start.
+	restartReconciled time.Duration
 	peakRSS, heapPerApp  float64
 	cpu                  float64
 	statusWritesMedian   float64
@@ -647,6 +658,7 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 			return r, fmt.Errorf("the restarted operator: %w (log: %s)", err, p2.logPath)
 		}
 		reconciled := time.Since(start)
+		r.restartReconciled = reconciled
 		time.Sleep(b.cfg.idle)
 		if r.restartWrites, err = p2.writes(); err != nil {
 			return r, err
