@@ -27,10 +27,17 @@ type kind struct {
 	newList func() client.ObjectList
 }
 
+// The kinds' names, as the tables show them.
+const (
+	kindApplication = "Application"
+	kindDeployment  = "Deployment"
+	kindService     = "Service"
+)
+
 var kinds = []kind{
-	{"Application", func() client.ObjectList { return &sunappsv1.ApplicationList{} }},
-	{"Deployment", func() client.ObjectList { return &appsv1.DeploymentList{} }},
-	{"Service", func() client.ObjectList { return &corev1.ServiceList{} }},
+	{kindApplication, func() client.ObjectList { return &sunappsv1.ApplicationList{} }},
+	{kindDeployment, func() client.ObjectList { return &appsv1.DeploymentList{} }},
+	{kindService, func() client.ObjectList { return &corev1.ServiceList{} }},
 }
 
 // listPage is how many objects one LIST page asks for: the sharded lists
@@ -240,7 +247,8 @@ func checkShardedLists(ctx context.Context, c client.Client, r *report, counts [
 	r.printf("## Sharded LIST by %s\n\n", shardKey)
 	r.printf("Every shard's LIST (pages of %d) against the unsharded LIST, filtered here by "+
 		"FNV-1a-64(namespace) in the shard's range.\n\n", listPage)
-	r.printf("| shards | kind | objects per shard | namespaces per shard | exact per shard | disjoint | union = all | shardInfo | check |\n")
+	r.printf("| shards | kind | objects per shard | namespaces per shard | exact per shard | disjoint | union = all " +
+		"| shardInfo | check |\n")
 	r.printf("|---|---|---|---|---|---|---|---|---|\n")
 	for _, k := range counts {
 		ranges := shardRanges(k)
@@ -402,7 +410,8 @@ func checkShardedWatch(ctx context.Context, c client.WithWatch, r *report, names
 	r.printf("Two watches of the Applications from resourceVersion %s, one per shard of 2; then, in this order, "+
 		"x1 created in %s (shard 0), y1 in %s (shard 1), x2 in %s, y2 in %s. Watch events come in resourceVersion "+
 		"order, so a watch that delivered the last object of its own shard has already delivered anything of the "+
-		"other shard written before it. Deadline %s.\n\n", head.ResourceVersion, nsOf[0], nsOf[1], nsOf[0], nsOf[1], watchDeadline)
+		"other shard written before it. Deadline %s.\n\n",
+		head.ResourceVersion, nsOf[0], nsOf[1], nsOf[0], nsOf[1], watchDeadline)
 	r.printf("| watch | events until its last object | expected | check |\n|---|---|---|---|\n")
 	for s := range 2 {
 		want := []string{}

@@ -41,6 +41,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
@@ -82,10 +84,14 @@ func main() {
 			"(a cluster whose API server runs with --feature-gates=ShardedListAndWatch=true)")
 		os.Exit(2)
 	}
-	if cfg.n < 1 || cfg.namespaces < 2 || cfg.workers < 1 {
-		fmt.Fprintln(os.Stderr, "shards: -n must be at least 1, -namespaces at least 2, -workers at least 1")
+	// Every namespace holds an Application: the checks select namespaces
+	// and expect to find some.
+	if cfg.namespaces < 2 || cfg.n < cfg.namespaces || cfg.workers < 1 {
+		fmt.Fprintln(os.Stderr, "shards: -namespaces must be at least 2, -n at least -namespaces, -workers at least 1")
 		os.Exit(2)
 	}
+	// The cache's own logs (watch errors, for one) go to stderr.
+	ctrllog.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	code, err := run(ctx, cfg)
@@ -141,7 +147,12 @@ func run(ctx context.Context, cfg config) (int, error) {
 	host, _ := os.Hostname()
 	r.printf("# Server-side sharded list and watch (KEP-5866) for the operator's kinds\n\n")
 	r.printf("- Date: %s; machine: %s, %d cores (runtime.NumCPU), %s/%s, %s\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), host, runtime.NumCPU(),
+		runtime.GOOS, runtime.GOARCH, runtime.Version())
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		r.printf("- Load average when the checks started (/proc/loadavg): %s\n",
+			strings.Join(strings.Fields(string(load))[:3], " "))
+	}
 	r.printf("- API server: %s; %s\n", version.GitVersion, featureMetric(ctx, cs))
 	r.printf("- Arguments: `%s`\n", strings.Join(os.Args[1:], " "))
 	r.printf("- Objects: %d Applications in %d namespaces, each with a Deployment (0 replicas) and a Service "+
@@ -280,15 +291,16 @@ func printWeights(r *report, ws []weight) {
 		"cache.Options.NewInformer (1 shard: no selector). Heap: live heap (runtime/metrics /gc/heap/live:bytes " +
 		"after runtime.GC) once synced, minus the same before the cache started. Sync time: from starting " +
 		"the cache until each of its 3 informers had synced.\n\n")
-	r.printf("| shards | objects cached (Applications + Deployments + Services) | heap MiB | heap per Application KiB | sync time |\n")
+	r.printf("| shards | objects cached (Applications + Deployments + Services) | heap MiB " +
+		"| heap per Application KiB | sync time |\n")
 	r.printf("|---|---|---|---|---|\n")
 	for _, w := range ws {
 		perApp := "n/a"
-		if a := w.objects["Application"]; a > 0 {
+		if a := w.objects[kindApplication]; a > 0 {
 			perApp = fmt.Sprintf("%.2f", float64(w.heap)/1024/float64(a))
 		}
 		r.printf("| %d | %d (%d + %d + %d) | %.1f | %s | %s |\n", w.shards, w.total(),
-			w.objects["Application"], w.objects["Deployment"], w.objects["Service"],
+			w.objects[kindApplication], w.objects[kindDeployment], w.objects[kindService],
 			mib(w.heap), perApp, w.syncTime.Round(time.Millisecond))
 	}
 	r.printf("\n")
@@ -297,7 +309,8 @@ func printWeights(r *report, ws []weight) {
 // checkWeights checks that each cache held exactly as many objects of each
 // kind as the sharded LISTs found in its shard, and says how it synced.
 func checkWeights(r *report, ws []weight) {
-	r.printf("| shards | cached = the LISTs' count of shard 0, per kind | initial sync: WATCH streams with sendInitialEvents (apiserver_watch_list_duration_seconds_count) | check |\n")
+	r.printf("| shards | cached = the LISTs' count of shard 0, per kind " +
+		"| initial sync: WATCH streams with sendInitialEvents (apiserver_watch_list_duration_seconds_count) | check |\n")
 	r.printf("|---|---|---|---|\n")
 	for _, w := range ws {
 		same := true
@@ -305,7 +318,8 @@ func checkWeights(r *report, ws []weight) {
 			same = same && w.objects[kd.name] == w.listed[kd.name]
 		}
 		r.printf("| %d | %s | %d | %s |\n", w.shards, yes(same), w.watchLists,
-			r.check(same, fmt.Sprintf("the cache of shard 0 of %d does not hold what the LISTs of that shard returned", w.shards)))
+			r.check(same, fmt.Sprintf("the cache of shard 0 of %d does not hold what the LISTs of that shard returned",
+				w.shards)))
 	}
 	r.printf("\n")
 }

@@ -50,8 +50,14 @@ func namespaceName(i int) string {
 
 func itemName(i int) string { return fmt.Sprintf("app-%05d", i) }
 
+// podSelector selects the Pods of the Application name (it has none: 0
+// replicas), as test/bench's objects do.
+func podSelector(name string) map[string]string { return map[string]string{"app": name} }
+
 func appLabels(name string) map[string]string {
-	return map[string]string{"app": name, benchLabel: benchValue}
+	l := podSelector(name)
+	l[benchLabel] = benchValue
+	return l
 }
 
 // childLabels are the Application's labels and the operator's managed-by
@@ -64,7 +70,7 @@ func childLabels(name string) map[string]string {
 
 func podTemplate(name string) corev1.PodTemplateSpec {
 	return corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+		ObjectMeta: metav1.ObjectMeta{Labels: podSelector(name)},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{
 			Name: "nginx", Image: "nginx:1.14.2",
 			Ports: []corev1.ContainerPort{{ContainerPort: 80}},
@@ -80,7 +86,7 @@ func servicePorts() []corev1.ServicePort {
 // cluster runs no Pod for it.
 func newApplication(ns, name string) *sunappsv1.Application {
 	var zero int32
-	selector := map[string]string{"app": name}
+	selector := podSelector(name)
 	return &sunappsv1.Application{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: appLabels(name)},
 		Spec: sunappsv1.ApplicationSpec{
@@ -106,7 +112,7 @@ func children(app *sunappsv1.Application) []client.Object {
 		return metav1.ObjectMeta{Namespace: app.Namespace, Name: app.Name, Labels: childLabels(app.Name),
 			OwnerReferences: []metav1.OwnerReference{owner}}
 	}
-	selector := map[string]string{"app": app.Name}
+	selector := podSelector(app.Name)
 	return []client.Object{
 		&appsv1.Deployment{
 			ObjectMeta: meta(),
@@ -136,7 +142,7 @@ func installCRD(ctx context.Context, c client.Client, kubectl, kubeconfig string
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("applying %s: %w\n%s", file, err, out)
 	}
-	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	established := func(ctx context.Context) (bool, error) {
 		got := &apiextensionsv1.CustomResourceDefinition{}
 		if err := c.Get(ctx, client.ObjectKey{Name: "applications.apps.sunstrider.cn"}, got); err != nil {
 			return false, err
@@ -147,7 +153,8 @@ func installCRD(ctx context.Context, c client.Client, kubectl, kubeconfig string
 			}
 		}
 		return false, nil
-	})
+	}
+	return wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, established)
 }
 
 // ensureObjects makes n Applications, spread round-robin over namespaces,
@@ -177,14 +184,14 @@ func ensureObjects(ctx context.Context, c client.Client, n, namespaces, workers 
 		return err
 	}
 	for _, d := range deps.Items {
-		have["Deployment "+d.Namespace+"/"+d.Name] = true
+		have[kindDeployment+" "+d.Namespace+"/"+d.Name] = true
 	}
 	svcs := &corev1.ServiceList{}
 	if err := c.List(ctx, svcs, sel); err != nil {
 		return err
 	}
 	for _, s := range svcs.Items {
-		have["Service "+s.Namespace+"/"+s.Name] = true
+		have[kindService+" "+s.Namespace+"/"+s.Name] = true
 	}
 	logf("Found %d Applications, %d Deployments, %d Services of an earlier run",
 		len(apps), len(deps.Items), len(svcs.Items))
@@ -255,9 +262,9 @@ func ensureItem(ctx context.Context, c client.Client, i, namespaces int,
 		created.Add(1)
 	}
 	for _, child := range children(app) {
-		kind := "Deployment"
+		kind := kindDeployment
 		if _, ok := child.(*corev1.Service); ok {
-			kind = "Service"
+			kind = kindService
 		}
 		if have[kind+" "+ns+"/"+name] {
 			continue

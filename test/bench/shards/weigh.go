@@ -108,7 +108,7 @@ func weigh(ctx context.Context, cfg *rest.Config, httpClient *http.Client, mappe
 		return weight{}, err
 	}
 	objs := map[string]client.Object{
-		"Application": &sunappsv1.Application{}, "Deployment": &appsv1.Deployment{}, "Service": &corev1.Service{}}
+		kindApplication: &sunappsv1.Application{}, kindDeployment: &appsv1.Deployment{}, kindService: &corev1.Service{}}
 	for _, obj := range objs {
 		if _, err := c.GetInformer(cctx, obj); err != nil {
 			return weight{}, err
