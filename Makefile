@@ -194,6 +194,18 @@ bench-steady: k8s-cluster-bins kustomize build ## Steady-rate latency on a fresh
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/steady.md" $(BENCH_ARGS) || rc=$$?; \
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
+SHARDS_N ?= 10000
+SHARDS_DIR ?= $(LOCALBIN)/shards
+SHARDS_CLUSTER ?= sunstrider-shards
+
+.PHONY: bench-shards
+bench-shards: k8s-cluster-bins ## Check and weigh server-side sharded list/watch (KEP-5866) on a fresh local cluster with ShardedListAndWatch on (SHARDS_N; docs/scaling.md).
+	$(call dev-cluster,$(SHARDS_DIR),$(SHARDS_CLUSTER)) down >/dev/null 2>&1 || true
+	mkdir -p "$(SHARDS_DIR)/kwok" && cp test/bench/kwok.yaml "$(SHARDS_DIR)/kwok/kwok.yaml"
+	DEV_FEATURE_GATES=ShardedListAndWatch=true $(call dev-cluster,$(SHARDS_DIR),$(SHARDS_CLUSTER)) up
+	rc=0; go run ./test/bench/shards -kubeconfig "$(SHARDS_DIR)/kubeconfig" -kubectl "$(KUBECTL)" -n $(SHARDS_N) -namespaces 100 || rc=$$?; \
+	$(call dev-cluster,$(SHARDS_DIR),$(SHARDS_CLUSTER)) down >/dev/null 2>&1; exit $$rc
+
 .PHONY: lint
 lint: golangci-lint verify ## Run golangci-lint (e2e and chaos suites included) and fail on stale generated files
 	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos
