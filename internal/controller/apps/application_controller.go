@@ -145,7 +145,10 @@ func sameNameApplication(_ context.Context, obj client.Object) []reconcile.Reque
 
 // notControlledByApplication lets through objects no Application controls:
 // Owns already delivers the events of the Application's own children.
-var notControlledByApplication = controllers.NotControlledByKind(sunappsv1.GroupVersion.WithKind("Application").GroupKind())
+var notControlledByApplication = controllers.NotControlledByKind(applicationGroupKind)
+
+// applicationGroupKind is the Application's group and kind.
+var applicationGroupKind = sunappsv1.GroupVersion.WithKind("Application").GroupKind()
 
 // SetupWithManager registers the controller: every change of an Application
 // or of one of its children (status included) triggers it. Status changes
@@ -164,6 +167,9 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(notControlledByApplication)).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
 			builder.WithPredicates(notControlledByApplication)).
+		// A Deployment that just became ready makes its Application Ready:
+		// that reconcile goes ahead of the queue.
+		Watches(&appsv1.Deployment{}, controllers.EnqueueOwnerWhenReady(applicationGroupKind, deploymentReady)).
 		WithOptions(controllers.Options()).
 		Named("apps-application").
 		Complete(r)

@@ -216,3 +216,43 @@ func TestChangedStatusParts(t *testing.T) {
 		})
 	}
 }
+
+// deploymentReady, which queues a Deployment's readiness first, must agree
+// with readyCondition about when the Deployment makes its Application Ready.
+func TestDeploymentReadyAgreesWithReadyCondition(t *testing.T) {
+	healthy := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
+		Conditions: []appsv1.DeploymentCondition{available, progressed}}
+	with := func(change func(*appsv1.DeploymentStatus)) appsv1.DeploymentStatus {
+		s := *healthy.DeepCopy()
+		change(&s)
+		return s
+	}
+	for _, c := range []struct {
+		name   string
+		status appsv1.DeploymentStatus
+		want   bool
+	}{
+		{"rolled out and available", healthy, true},
+		{"generation not observed", with(func(s *appsv1.DeploymentStatus) { s.ObservedGeneration = 1 }), false},
+		{"a Pod not updated", with(func(s *appsv1.DeploymentStatus) { s.UpdatedReplicas = 1 }), false},
+		{"a Pod not available", with(func(s *appsv1.DeploymentStatus) { s.AvailableReplicas = 1 }), false},
+		{"Available False", with(func(s *appsv1.DeploymentStatus) {
+			s.Conditions = []appsv1.DeploymentCondition{unavailable, progressed}
+		}), false},
+		{"no conditions yet", with(func(s *appsv1.DeploymentStatus) { s.Conditions = nil }), false},
+		{"progress deadline exceeded", with(func(s *appsv1.DeploymentStatus) {
+			s.Conditions = []appsv1.DeploymentCondition{available, deadline}
+		}), false},
+		{"a ReplicaSet failure", with(func(s *appsv1.DeploymentStatus) {
+			s.Conditions = append(s.Conditions, quotaFail)
+		}), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := deployment(c.status)
+			ready := readyCondition(nil, &observation{deployment: d})
+			if got := deploymentReady(d); got != c.want || got != (ready.Status == metav1.ConditionTrue) {
+				t.Errorf("deploymentReady = %v, want %v; readyCondition says %s (%s)", got, c.want, ready.Status, ready.Reason)
+			}
+		})
+	}
+}
