@@ -12,7 +12,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,9 +33,9 @@ const updatedImage = "nginx:1.15.0"
 
 // steadyResult is one rate's figures.
 type steadyResult struct {
-	rate                float64
-	items               int
-	operator, floor     latencies
+	rate                 float64
+	items                int
+	operator, floor      latencies
 	opBacklog, flBacklog bool
 	// update is Application update → Ready with the new generation,
 	// updateDeployment the same update → the Deployment changed, and
@@ -366,9 +365,11 @@ func ensurePodCapacity(ctx context.Context, c client.Client, pods int) error {
 		if err := c.Create(ctx, node); err != nil {
 			return fmt.Errorf("adding node %s: %w", name, err)
 		}
-		node.Status.Capacity = nodeResources(perNode)
-		node.Status.Allocatable = nodeResources(perNode)
-		if err := c.Status().Update(ctx, node); err != nil {
+		// A merge patch without resourceVersion: kwok writes the new node's
+		// status at the same time (conditions), which an Update would race.
+		patch := fmt.Appendf(nil, `{"status":{"capacity":{"cpu":"32","memory":"256Gi","pods":"%d"},`+
+			`"allocatable":{"cpu":"32","memory":"256Gi","pods":"%d"}}}`, perNode, perNode)
+		if err := c.Status().Patch(ctx, node, client.RawPatch(types.MergePatchType, patch)); err != nil {
 			return fmt.Errorf("setting the capacity of node %s: %w", name, err)
 		}
 		capacity += perNode
@@ -418,12 +419,4 @@ func backlogMark(b bool) string {
 		return " (backlog)"
 	}
 	return ""
-}
-
-func nodeResources(pods int64) corev1.ResourceList {
-	return corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse("32"),
-		corev1.ResourceMemory: resource.MustParse("256Gi"),
-		corev1.ResourcePods:   *resource.NewQuantity(pods, resource.DecimalSI),
-	}
 }
