@@ -263,7 +263,9 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	if _, err := os.Stat(cfg.manager); err != nil {
 		return 0, fmt.Errorf("the operator binary: %w (run `make build`)", err)
 	}
-	logf("bench: N=%v, idle %s, logs in %s", cfg.ns, cfg.idle, cfg.workDir)
+	if len(cfg.rates) == 0 {
+		logf("bench: N=%v, idle %s, logs in %s", cfg.ns, cfg.idle, cfg.workDir)
+	}
 	cs, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return 0, err
@@ -350,19 +352,19 @@ func run(ctx context.Context, cfg *config) (int, error) {
 
 // result is one variant at one N. Negative numbers are "not measured".
 type result struct {
-	variant              string
-	n                    int
-	converge             time.Duration
-	p50, p99             time.Duration
-	writesMean           float64
-	writesMedian         float64
-	eventsPerApp         float64
-	idleWrites           int
-	restartWrites        int
-	restartReady         time.Duration
+	variant       string
+	n             int
+	converge      time.Duration
+	p50, p99      time.Duration
+	writesMean    float64
+	writesMedian  float64
+	eventsPerApp  float64
+	idleWrites    int
+	restartWrites int
+	restartReady  time.Duration
 	// restartReconciled is when the restarted operator had reconciled
 	// every Application of the cluster, from its start.
-	restartReconciled time.Duration
+	restartReconciled    time.Duration
 	peakRSS, heapPerApp  float64
 	cpu                  float64
 	statusWritesMedian   float64

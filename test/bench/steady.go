@@ -373,7 +373,7 @@ func ensurePodCapacity(ctx context.Context, c client.Client, pods int) error {
 			return fmt.Errorf("setting the capacity of node %s: %w", name, err)
 		}
 		capacity += perNode
-		logf("steady: added node %s (%d Pods); the nodes now hold %d", name, perNode, capacity)
+		logf("bench: added node %s (%d Pods); the nodes now hold %d", name, perNode, capacity)
 	}
 	return nil
 }
