@@ -324,17 +324,15 @@ func run(ctx context.Context, cfg *config) (int, error) {
 			}
 			results = append(results, r)
 		}
+		if cfg.out != "" && n != cfg.ns[len(cfg.ns)-1] {
+			// A long run interrupted later keeps the tables of the Ns done.
+			if err := os.WriteFile(cfg.out, []byte(b.tables(results)+"\n"), 0o644); err != nil {
+				return 0, err
+			}
+			logf("bench: the tables so far are in %s", cfg.out)
+		}
 	}
-	table := renderTable(results) + "\n\n" + renderProcesses(results) + "\n\n" + renderRequests(results)
-	if curve := renderCurve(results); curve != "" {
-		table += "\n\n" + curve
-	}
-	if st := renderStages(b.stages); st != "" {
-		table += "\n\n" + st
-	}
-	if b.weights != "" {
-		table += "\n\n" + b.weights
-	}
+	table := b.tables(results)
 	fmt.Println(table)
 	if cfg.out != "" {
 		if err := os.WriteFile(cfg.out, []byte(table+"\n"), 0o644); err != nil {
@@ -348,6 +346,21 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// tables renders every table of the results measured so far.
+func (b *bench) tables(results []result) string {
+	table := renderTable(results) + "\n\n" + renderProcesses(results) + "\n\n" + renderRequests(results)
+	if curve := renderCurve(results); curve != "" {
+		table += "\n\n" + curve
+	}
+	if st := renderStages(b.stages); st != "" {
+		table += "\n\n" + st
+	}
+	if b.weights != "" {
+		table += "\n\n" + b.weights
+	}
+	return table
 }
 
 // result is one variant at one N. Negative numbers are "not measured".
