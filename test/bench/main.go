@@ -273,16 +273,7 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	b := &bench{cfg: cfg, c: c, apiserver: cs.Discovery().RESTClient()}
 
 	if len(cfg.rates) > 0 {
-		logf("bench: steady-rate mode, rates %v/s for %s each on %d base Applications", cfg.rates, cfg.rateWindow, cfg.base)
-		steady, err := b.runSteady(ctx)
-		table := renderSteady(steady, cfg.base, cfg.rateWindow)
-		fmt.Println(table)
-		if cfg.out != "" && table != "" {
-			if werr := os.WriteFile(cfg.out, []byte(table+"\n"), 0o644); werr != nil {
-				return 0, werr
-			}
-		}
-		return 0, err
+		return 0, b.steadyMode(ctx)
 	}
 
 	// Every variant's N Pods, and the previous variant's still going.
@@ -291,21 +282,7 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	}
 	var results []result
 	for _, n := range cfg.ns {
-		runs := []func(context.Context, int) (result, error){b.runOperator}
-		if cfg.references {
-			floors := []func(context.Context, int) (result, error){b.runFloor}
-			if cfg.appFloor {
-				floors = append(floors, b.runAppFloor)
-			}
-			if cfg.floorLast {
-				runs = append(runs, floors...)
-			} else {
-				runs = append(floors, runs...)
-			}
-			if cfg.seed {
-				runs = append(runs, b.runSeed)
-			}
-		}
+		runs := b.variants()
 		if cfg.references && cfg.warmUp {
 			// The first variant on a cluster pays less than the later ones
 			// (docs/performance.md): a discarded floor puts every measured
@@ -346,6 +323,42 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// variants are the measurements of one N, in the order they run.
+func (b *bench) variants() []func(context.Context, int) (result, error) {
+	runs := []func(context.Context, int) (result, error){b.runOperator}
+	if !b.cfg.references {
+		return runs
+	}
+	floors := []func(context.Context, int) (result, error){b.runFloor}
+	if b.cfg.appFloor {
+		floors = append(floors, b.runAppFloor)
+	}
+	if b.cfg.floorLast {
+		runs = append(runs, floors...)
+	} else {
+		runs = append(floors, runs...)
+	}
+	if b.cfg.seed {
+		runs = append(runs, b.runSeed)
+	}
+	return runs
+}
+
+// steadyMode runs the steady-rate mode and prints its tables.
+func (b *bench) steadyMode(ctx context.Context) error {
+	cfg := b.cfg
+	logf("bench: steady-rate mode, rates %v/s for %s each on %d base Applications", cfg.rates, cfg.rateWindow, cfg.base)
+	steady, err := b.runSteady(ctx)
+	table := renderSteady(steady, cfg.base, cfg.rateWindow)
+	fmt.Println(table)
+	if cfg.out != "" && table != "" {
+		if werr := os.WriteFile(cfg.out, []byte(table+"\n"), 0o644); werr != nil {
+			return werr
+		}
+	}
+	return err
 }
 
 // tables renders every table of the results measured so far.

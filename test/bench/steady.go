@@ -319,7 +319,8 @@ func applicationImagePatch(name string) []byte {
 	containers := podTemplate(name).Spec.Containers
 	containers[0].Image = updatedImage
 	var sb strings.Builder
-	fmt.Fprintf(&sb, `{"spec":{"deployment":{"template":{"spec":{"containers":[{"name":%q,"image":%q,"ports":[{"containerPort":%d}]}]}}}}}`,
+	fmt.Fprintf(&sb, `{"spec":{"deployment":{"template":{"spec":{"containers":[`+
+		`{"name":%q,"image":%q,"ports":[{"containerPort":%d}]}]}}}}}`,
 		containers[0].Name, containers[0].Image, containers[0].Ports[0].ContainerPort)
 	return []byte(sb.String())
 }
@@ -387,7 +388,8 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	fmt.Fprintf(&sb, "Steady rate: open-loop creates for %s on a cluster holding %d converged Applications; "+
 		"create→Ready p50 / p90 / p99 (the floor: its Deployment available). \"backlog\": latency grew over the "+
 		"window (the rate is above what it sustains).\n\n", window, base)
-	sb.WriteString("| rate | items | operator p50 / p90 / p99 | floor p50 / p90 / p99 | operator p99 ≤ floor p99 + 1 s |\n" +
+	sb.WriteString("| rate | items | operator p50 / p90 / p99 | floor p50 / p90 / p99 " +
+		"| operator p99 ≤ floor p99 + 1 s |\n" +
 		"|---:|---:|---:|---:|---|\n")
 	for _, r := range results {
 		target := "met"
