@@ -19,6 +19,7 @@ package controller
 import (
 	"context"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -59,19 +60,14 @@ func EnqueueOwnerWhenReady[T client.Object](owner schema.GroupKind, ready func(T
 			if !IsControlledByKind(e.ObjectNew, owner) || isReady(e.ObjectOld) || !isReady(e.ObjectNew) {
 				return
 			}
-			ref := e.ObjectNew.GetOwnerReferences()
-			for i := range ref {
-				if ref[i].Controller == nil || !*ref[i].Controller {
-					continue
-				}
-				req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.ObjectNew.GetNamespace(), Name: ref[i].Name}}
-				if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
-					pq.AddWithOpts(priorityqueue.AddOpts{Priority: new(ReadyPriority)}, req)
-				} else {
-					q.Add(req)
-				}
+			// IsControlledByKind found the controller reference.
+			ref := metav1.GetControllerOfNoCopy(e.ObjectNew)
+			req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: e.ObjectNew.GetNamespace(), Name: ref.Name}}
+			if pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request]); ok {
+				pq.AddWithOpts(priorityqueue.AddOpts{Priority: new(ReadyPriority)}, req)
 				return
 			}
+			q.Add(req)
 		},
 	}
 }

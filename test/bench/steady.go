@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -189,103 +189,59 @@ func (b *bench) steadyRate(ctx context.Context, rate float64, n int) (steadyResu
 	b.settle(ctx, fmt.Sprintf("steady %g/s", rate), n)
 
 	// Applications at the rate.
-	logf("steady %g/s: %d Applications, open-loop", rate, n)
-	t, stopWatch, err := b.trackAt(ctx, opNS, &sunappsv1.ApplicationList{}, applicationReady(true), n)
+	t, err := b.openLoopPhase(ctx, rate, n, opNS, "Applications", &sunappsv1.ApplicationList{}, applicationReady(true),
+		func(ctx context.Context, i int) error { return b.c.Create(ctx, newApplication(opNS, itemName(i))) })
 	if err != nil {
 		return res, err
 	}
-	err = openLoop(ctx, rate, n, func(ctx context.Context, i int) error {
-		t.markCreated(itemName(i), time.Now())
-		return b.c.Create(ctx, newApplication(opNS, itemName(i)))
-	})
-	if err == nil {
-		err = waitConverged(ctx, t, b.cfg.timeout, fmt.Sprintf("operator at %g/s", rate))
-	}
-	stopWatch()
-	if err != nil {
-		return res, err
-	}
-	res.operator = summarizeLatencies(t.latencies())
-	res.opBacklog = backlogged(t.createdInOrder(n))
+	res.operator, res.opBacklog = summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(n))
 
 	// The floor's Deployments and Services at the same rate.
-	logf("steady %g/s: %d floor Deployments and Services, open-loop", rate, n)
-	t, stopWatch, err = b.trackAt(ctx, flNS, &appsv1.DeploymentList{}, deploymentAvailable, n)
-	if err != nil {
-		return res, err
-	}
-	err = openLoop(ctx, rate, n, func(ctx context.Context, i int) error {
-		t.markCreated(itemName(i), time.Now())
-		for _, obj := range floorObjects(flNS, itemName(i)) {
-			if err := b.c.Create(ctx, obj); err != nil {
-				return err
+	t, err = b.openLoopPhase(ctx, rate, n, flNS, "floor Deployments and Services", &appsv1.DeploymentList{},
+		deploymentAvailable, func(ctx context.Context, i int) error {
+			for _, obj := range floorObjects(flNS, itemName(i)) {
+				if err := b.c.Create(ctx, obj); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
-	})
-	if err == nil {
-		err = waitConverged(ctx, t, b.cfg.timeout, fmt.Sprintf("floor at %g/s", rate))
-	}
-	stopWatch()
+			return nil
+		})
 	if err != nil {
 		return res, err
 	}
-	res.floor = summarizeLatencies(t.latencies())
-	res.flBacklog = backlogged(t.createdInOrder(n))
+	res.floor, res.flBacklog = summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(n))
 
 	// A spec change of every Application, at the same rate: its new image
-	// reaches the Deployment, which rolls out, and the Application is Ready
-	// with the new generation.
-	logf("steady %g/s: %d Application spec changes, open-loop", rate, n)
-	t, stopWatch, err = b.trackAt(ctx, opNS, &sunappsv1.ApplicationList{}, func(o client.Object) bool {
-		app := o.(*sunappsv1.Application)
-		return app.Generation > 1 && app.Status.ObservedGeneration >= app.Generation &&
-			meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)
-	}, n)
-	if err != nil {
-		return res, err
-	}
+	// reaches the Deployment (watched on the side), which rolls out, and the
+	// Application is Ready with the new generation.
 	changed := newTracker(n)
 	wctx, stopDeployments := context.WithCancel(ctx)
+	defer stopDeployments()
 	if err := watchReady(wctx, b.c, opNS, &appsv1.DeploymentList{}, deploymentUpdated, changed); err != nil {
-		stopDeployments()
-		stopWatch()
 		return res, err
 	}
-	err = openLoop(ctx, rate, n, func(ctx context.Context, i int) error {
-		now := time.Now()
-		t.markCreated(itemName(i), now)
-		changed.markCreated(itemName(i), now)
-		return b.c.Patch(ctx, &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: itemName(i)}},
-			client.RawPatch(types.MergePatchType, applicationImagePatch(itemName(i))))
-	})
-	if err == nil {
-		err = waitConverged(ctx, t, b.cfg.timeout, fmt.Sprintf("operator spec changes at %g/s", rate))
-	}
-	stopWatch()
+	t, err = b.openLoopPhase(ctx, rate, n, opNS, "Application spec changes", &sunappsv1.ApplicationList{},
+		func(o client.Object) bool {
+			app := o.(*sunappsv1.Application)
+			return app.Generation > 1 && app.Status.ObservedGeneration >= app.Generation &&
+				meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)
+		}, func(ctx context.Context, i int) error {
+			changed.markCreated(itemName(i), time.Now())
+			return b.c.Patch(ctx, &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: itemName(i)}},
+				client.RawPatch(types.MergePatchType, applicationImagePatch(itemName(i))))
+		})
 	stopDeployments()
 	if err != nil {
 		return res, err
 	}
-	res.update = summarizeLatencies(t.latencies())
-	res.updateDeployment = summarizeLatencies(changed.latencies())
+	res.update, res.updateDeployment = summarizeLatencies(t.latencies()), summarizeLatencies(changed.latencies())
 
 	// The floor's Deployments changed the same way.
-	logf("steady %g/s: %d floor Deployment spec changes, open-loop", rate, n)
-	t, stopWatch, err = b.trackAt(ctx, flNS, &appsv1.DeploymentList{}, deploymentRolledOut, n)
-	if err != nil {
-		return res, err
-	}
-	err = openLoop(ctx, rate, n, func(ctx context.Context, i int) error {
-		t.markCreated(itemName(i), time.Now())
-		return b.c.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: flNS, Name: itemName(i)}},
-			client.RawPatch(types.StrategicMergePatchType, []byte(
-				`{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"`+updatedImage+`"}]}}}}`)))
-	})
-	if err == nil {
-		err = waitConverged(ctx, t, b.cfg.timeout, fmt.Sprintf("floor spec changes at %g/s", rate))
-	}
-	stopWatch()
+	t, err = b.openLoopPhase(ctx, rate, n, flNS, "floor Deployment spec changes", &appsv1.DeploymentList{},
+		deploymentRolledOut, func(ctx context.Context, i int) error {
+			return b.c.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: flNS, Name: itemName(i)}},
+				client.RawPatch(types.StrategicMergePatchType, deploymentImagePatch()))
+		})
 	if err != nil {
 		return res, err
 	}
@@ -301,16 +257,25 @@ func (b *bench) steadyRate(ctx context.Context, rate float64, n int) (steadyResu
 	return res, nil
 }
 
-// trackAt starts a tracker of n items over list in ns; stop ends its watch.
-func (b *bench) trackAt(ctx context.Context, ns string, list client.ObjectList, ready func(client.Object) bool,
-	n int) (*tracker, context.CancelFunc, error) {
+// openLoopPhase calls do for n items at rate, open-loop, each marked
+// created just before its request, and waits until a watch of list in ns
+// shows every item ready; it returns the tracker of the phase.
+func (b *bench) openLoopPhase(ctx context.Context, rate float64, n int, ns, what string, list client.ObjectList,
+	ready func(client.Object) bool, do func(ctx context.Context, i int) error) (*tracker, error) {
+	logf("steady %g/s: %d %s, open-loop", rate, n, what)
 	t := newTracker(n)
 	wctx, stop := context.WithCancel(ctx)
+	defer stop()
 	if err := watchReady(wctx, b.c, ns, list, ready, t); err != nil {
-		stop()
-		return nil, nil, err
+		return nil, err
 	}
-	return t, stop, nil
+	if err := openLoop(ctx, rate, n, func(ctx context.Context, i int) error {
+		t.markCreated(itemName(i), time.Now())
+		return do(ctx, i)
+	}); err != nil {
+		return nil, err
+	}
+	return t, waitConverged(ctx, t, b.cfg.timeout, fmt.Sprintf("%s at %g/s", what, rate))
 }
 
 // applicationImagePatch is the merge patch that changes an Application's
@@ -318,11 +283,30 @@ func (b *bench) trackAt(ctx context.Context, ns string, list client.ObjectList, 
 func applicationImagePatch(name string) []byte {
 	containers := podTemplate(name).Spec.Containers
 	containers[0].Image = updatedImage
-	var sb strings.Builder
-	fmt.Fprintf(&sb, `{"spec":{"deployment":{"template":{"spec":{"containers":[`+
-		`{"name":%q,"image":%q,"ports":[{"containerPort":%d}]}]}}}}}`,
-		containers[0].Name, containers[0].Image, containers[0].Ports[0].ContainerPort)
-	return []byte(sb.String())
+	return mustJSON(nested(containers, "spec", "deployment", "template", "spec", "containers"))
+}
+
+// deploymentImagePatch is the strategic merge patch that changes the floor
+// Deployment's image (containers are merged by name).
+func deploymentImagePatch() []byte {
+	containers := []map[string]string{{"name": podTemplate("").Spec.Containers[0].Name, "image": updatedImage}}
+	return mustJSON(nested(containers, "spec", "template", "spec", "containers"))
+}
+
+// nested returns v at path in nested maps: {"a": {"b": v}} for path a, b.
+func nested(v any, path ...string) any {
+	for _, key := range slices.Backward(path) {
+		v = map[string]any{key: v}
+	}
+	return v
+}
+
+func mustJSON(v any) []byte {
+	out, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // deploymentUpdated is true once the Deployment's template has the new image.
@@ -337,46 +321,6 @@ func deploymentRolledOut(o client.Object) bool {
 	d := o.(*appsv1.Deployment)
 	return deploymentUpdated(d) && d.Status.ObservedGeneration >= d.Generation &&
 		d.Status.UpdatedReplicas == 1 && d.Status.AvailableReplicas == 1 && d.Status.Replicas == 1
-}
-
-// ensurePodCapacity adds kwok nodes until the cluster's nodes can hold pods
-// Pods (hack/dev-cluster.sh makes 3 nodes of 1,000). kwok keeps every node
-// annotated kwok.x-k8s.io/node=fake Ready.
-func ensurePodCapacity(ctx context.Context, c client.Client, pods int) error {
-	nodes := &corev1.NodeList{}
-	if err := c.List(ctx, nodes); err != nil {
-		return err
-	}
-	capacity := 0
-	for _, n := range nodes.Items {
-		capacity += int(n.Status.Allocatable.Pods().Value())
-	}
-	const perNode = 1000
-	for i := 0; capacity < pods; i++ {
-		name := fmt.Sprintf("kwok-bench-node-%d", i)
-		node := &corev1.Node{}
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, node); err == nil {
-			continue // counted above
-		}
-		node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-			Name:        name,
-			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
-			Labels:      map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "type": "kwok"},
-		}}
-		if err := c.Create(ctx, node); err != nil {
-			return fmt.Errorf("adding node %s: %w", name, err)
-		}
-		// A merge patch without resourceVersion: kwok writes the new node's
-		// status at the same time (conditions), which an Update would race.
-		patch := fmt.Appendf(nil, `{"status":{"capacity":{"cpu":"32","memory":"256Gi","pods":"%d"},`+
-			`"allocatable":{"cpu":"32","memory":"256Gi","pods":"%d"}}}`, perNode, perNode)
-		if err := c.Status().Patch(ctx, node, client.RawPatch(types.MergePatchType, patch)); err != nil {
-			return fmt.Errorf("setting the capacity of node %s: %w", name, err)
-		}
-		capacity += perNode
-		logf("bench: added node %s (%d Pods); the nodes now hold %d", name, perNode, capacity)
-	}
-	return nil
 }
 
 // renderSteady tabulates the steady-rate results.

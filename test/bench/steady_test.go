@@ -73,3 +73,15 @@ func TestRenderSteadyJudgesTheTarget(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecChangePatches(t *testing.T) {
+	if got, want := string(deploymentImagePatch()),
+		`{"spec":{"template":{"spec":{"containers":[{"image":"`+updatedImage+`","name":"nginx"}]}}}}`; got != want {
+		t.Errorf("Deployment patch %s, want %s", got, want)
+	}
+	if got := string(applicationImagePatch("x")); !strings.HasPrefix(got,
+		`{"spec":{"deployment":{"template":{"spec":{"containers":[`+
+			`{"name":"nginx","image":"`+updatedImage+`","ports":[{"containerPort":80}]`) {
+		t.Errorf("Application patch %s", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -341,4 +342,44 @@ func deleteNamespace(ctx context.Context, c client.Client, name string) error {
 		time.Sleep(time.Second)
 	}
 	return fmt.Errorf("namespace %s still exists after 10 minutes", name)
+}
+
+// ensurePodCapacity adds kwok nodes until the cluster's nodes can hold pods
+// Pods (hack/dev-cluster.sh makes 3 nodes of 1,000). kwok keeps every node
+// annotated kwok.x-k8s.io/node=fake Ready.
+func ensurePodCapacity(ctx context.Context, c client.Client, pods int) error {
+	nodes := &corev1.NodeList{}
+	if err := c.List(ctx, nodes); err != nil {
+		return err
+	}
+	capacity := 0
+	for _, n := range nodes.Items {
+		capacity += int(n.Status.Allocatable.Pods().Value())
+	}
+	const perNode = 1000
+	for i := 0; capacity < pods; i++ {
+		name := fmt.Sprintf("kwok-bench-node-%d", i)
+		node := &corev1.Node{}
+		if err := c.Get(ctx, client.ObjectKey{Name: name}, node); err == nil {
+			continue // counted above
+		}
+		node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Labels:      map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "type": "kwok"},
+		}}
+		if err := c.Create(ctx, node); err != nil {
+			return fmt.Errorf("adding node %s: %w", name, err)
+		}
+		// A merge patch without resourceVersion: kwok writes the new node's
+		// status at the same time (conditions), which an Update would race.
+		patch := fmt.Appendf(nil, `{"status":{"capacity":{"cpu":"32","memory":"256Gi","pods":"%d"},`+
+			`"allocatable":{"cpu":"32","memory":"256Gi","pods":"%d"}}}`, perNode, perNode)
+		if err := c.Status().Patch(ctx, node, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			return fmt.Errorf("setting the capacity of node %s: %w", name, err)
+		}
+		capacity += perNode
+		logf("bench: added node %s (%d Pods); the nodes now hold %d", name, perNode, capacity)
+	}
+	return nil
 }

@@ -180,20 +180,12 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 		Reason: sunappsv1.ReasonReady, Message: fmt.Sprintf("%d of %d Pods available", d.Status.AvailableReplicas, replicas)}
 }
 
-// deploymentReady tells whether d is rolled out and available, as
-// readyCondition requires of an Application's Deployment: the change that
-// makes it true is queued first (controllers.ReadyPriority).
+// deploymentReady tells whether d, rolled out and available, makes its
+// Application Ready as far as the Deployment goes (readyCondition, the
+// other children aside): the change that makes it true is queued first
+// (controllers.ReadyPriority).
 func deploymentReady(d *appsv1.Deployment) bool {
-	if _, degraded := deploymentDegraded(d); degraded {
-		return false
-	}
-	replicas := int32(1)
-	if d.Spec.Replicas != nil {
-		replicas = *d.Spec.Replicas
-	}
-	c := deploymentCondition(d, appsv1.DeploymentAvailable)
-	return d.Status.ObservedGeneration >= d.Generation && d.Status.UpdatedReplicas >= replicas &&
-		c != nil && c.Status == corev1.ConditionTrue && d.Status.AvailableReplicas >= replicas
+	return readyCondition(nil, &observation{deployment: d}).Status == metav1.ConditionTrue
 }
 
 func deploymentCondition(d *appsv1.Deployment, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
