@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -56,8 +57,8 @@ type Applier struct {
 	// Client reads from the manager's cache and writes.
 	Client client.Client
 	// APIReader reads from the API server: it confirms a child the cache
-	// does not hold is really absent, and reads a drifted child's
-	// managedFields, which the cache keeps only in part.
+	// does not hold is really absent, and reads a child's current
+	// resourceVersion when an apply after a take-over must be retried.
 	APIReader client.Reader
 }
 
@@ -69,15 +70,20 @@ func (a *Applier) Observe(ctx context.Context, ownerUID types.UID, key client.Ob
 	if err != nil || !found || IsOurs(live, ownerUID) {
 		return found, "", err
 	}
-	kind := live.GetObjectKind().GroupVersionKind().Kind
-	if kind == "" {
-		gvk, err := a.Client.GroupVersionKindFor(live)
-		if err != nil {
-			return found, "", err
-		}
-		kind = gvk.Kind
+	gvk, err := a.gvkOf(live)
+	if err != nil {
+		return found, "", err
 	}
-	return found, fmt.Sprintf("%s %s", kind, key), nil
+	return found, fmt.Sprintf("%s %s", gvk.Kind, key), nil
+}
+
+// gvkOf is obj's group, version and kind: its own, else the scheme's (a
+// typed object read from the cache carries none).
+func (a *Applier) gvkOf(obj client.Object) (schema.GroupVersionKind, error) {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Kind != "" {
+		return gvk, nil
+	}
+	return a.Client.GroupVersionKindFor(obj)
 }
 
 // Ensure makes the child desired (typed, with its kind and owner reference
@@ -98,8 +104,9 @@ func (a *Applier) Ensure(ctx context.Context, ownerUID types.UID, desired, live 
 // Write makes the child desired exist as desired, given live, the child
 // Observe found and the parent controls (nil when it does not exist). It
 // writes nothing when live already holds desired and no other manager owns
-// a field inside the operator's domain (fields.go); it takes such fields
-// over first, then applies with live's resourceVersion as a precondition.
+// a field inside the operator's domain (fields.go); else it applies with
+// live's resourceVersion as a precondition, then takes over what other
+// managers still own there (takeOver).
 //
 // Errors are returned only when the API server could not be reached
 // (Answered) or an object could not be encoded; an answer of the API server
@@ -125,20 +132,6 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 			out.Action = Unchanged
 			return out, nil
 		}
-		if foreign {
-			rv, err := a.reclaim(ctx, live)
-			switch {
-			case err == nil:
-				resourceVersion = rv
-			case apierrors.IsConflict(err) || apierrors.IsNotFound(err) || errors.Is(err, errReplaced):
-				return Outcome{Live: live, Stale: true}, nil
-			case Answered(err):
-				out.Action, out.Rejected = Unchanged, err
-				return out, nil
-			default:
-				return Outcome{}, err
-			}
-		}
 	}
 
 	cfg, err := applyConfiguration(desired)
@@ -152,8 +145,17 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 		cfg.SetResourceVersion(resourceVersion)
 	}
 	err = a.apply(ctx, cfg)
-	if foreign && apierrors.IsConflict(err) {
-		err = a.retryApply(ctx, live, cfg)
+	switch {
+	case err == nil && foreign:
+		cfg, err = a.takeOver(ctx, desired, live, cfg)
+	case foreign && apierrors.IsInvalid(err):
+		// What the operator sets, beside what another manager added, is
+		// not a valid object (a port of the same name): take over first,
+		// from the child as the API server holds it.
+		var full *unstructured.Unstructured
+		if full, err = a.readFull(ctx, live); err == nil {
+			cfg, err = a.takeOver(ctx, desired, live, full)
+		}
 	}
 	switch {
 	case err == nil:
@@ -252,34 +254,54 @@ func Drifted(desired, live client.Object) (drifted, foreign bool, err error) {
 	return !inSync, false, nil
 }
 
-// reclaim takes over the fields other managers own inside the operator's
-// domain of the child live names, and returns the child's new
-// resourceVersion. The cache keeps only part of a child's managedFields:
-// the child is read again from the API server.
-func (a *Applier) reclaim(ctx context.Context, live client.Object) (string, error) {
-	full := &unstructured.Unstructured{}
-	full.SetGroupVersionKind(live.GetObjectKind().GroupVersionKind())
-	if full.GetKind() == "" {
-		gvk, err := a.Client.GroupVersionKindFor(live)
-		if err != nil {
-			return "", err
-		}
-		full.SetGroupVersionKind(gvk)
+// readFull reads the child live names from the API server, with the
+// managedFields the cache keeps only in part; errReplaced when it is no
+// longer live.
+func (a *Applier) readFull(ctx context.Context, live client.Object) (*unstructured.Unstructured, error) {
+	gvk, err := a.gvkOf(live)
+	if err != nil {
+		return nil, err
 	}
+	full := &unstructured.Unstructured{}
+	full.SetGroupVersionKind(gvk)
 	if err := a.APIReader.Get(ctx, client.ObjectKeyFromObject(live), full); err != nil {
-		return "", fmt.Errorf("reading %s %s: %w", full.GetKind(), client.ObjectKeyFromObject(live), err)
+		return nil, fmt.Errorf("reading %s %s: %w", full.GetKind(), client.ObjectKeyFromObject(live), err)
 	}
 	if full.GetUID() != live.GetUID() {
-		return "", errReplaced
+		return nil, errReplaced
 	}
-	patch, err := ReclaimPatch(full)
+	return full, nil
+}
+
+// takeOver follows an apply over a child live in which other managers
+// owned fields inside the operator's domain. The forced apply restored the
+// values the operator sets and took those fields over; applied, the API
+// server's answer, carries the full managedFields and tells what other
+// managers still own: list entries or map keys the operator does not set,
+// or fields they hold with the value the operator sets. Those are moved to
+// the operator (ReclaimPatch), and a second apply removes what the
+// operator does not set. A value changed by hand thus costs one request,
+// an entry added by hand three. applied may also be the child as read
+// (readFull) when the first apply was refused. It returns the child as last
+// applied.
+func (a *Applier) takeOver(ctx context.Context, desired, live client.Object, applied *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	patch, err := ReclaimPatch(applied)
 	if err != nil || patch == nil {
-		return full.GetResourceVersion(), err
+		return applied, err
 	}
-	if err := a.Client.Patch(ctx, full, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldOwner)); err != nil {
-		return "", fmt.Errorf("taking over the fields others changed in %s %s: %w", full.GetKind(), client.ObjectKeyFromObject(live), err)
+	key := client.ObjectKeyFromObject(applied)
+	if err := a.Client.Patch(ctx, applied, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldOwner)); err != nil {
+		return nil, fmt.Errorf("taking over the fields others changed in %s %s: %w", applied.GetKind(), key, err)
 	}
-	return full.GetResourceVersion(), nil
+	cfg, err := applyConfiguration(desired)
+	if err != nil {
+		return nil, err
+	}
+	cfg.SetResourceVersion(applied.GetResourceVersion())
+	if err = a.apply(ctx, cfg); apierrors.IsConflict(err) {
+		err = a.retryApply(ctx, live, cfg)
+	}
+	return cfg, err
 }
 
 // applyConfiguration turns a typed desired object into the body of an

@@ -18,9 +18,10 @@ import (
 // changes a field there or adds one (a list entry, a key of an atomic map
 // such as a Service selector), it is put back. Server-side apply restores
 // what the operator applies, but it cannot remove a field another field
-// manager owns. So the operator first takes such fields over, rewriting the
-// children's managedFields as client-go's csaupgrade does for client-side
-// apply managers, and then applies: the fields it now owns and does not
+// manager owns. So when another manager still owns such fields after the
+// operator's forced apply, the operator takes them over, rewriting the
+// child's managedFields as client-go's csaupgrade does for client-side
+// apply managers, and applies again: the fields it now owns and does not
 // apply are removed by the API server.
 //
 // Left alone are fields outside the spec (metadata: other tools' labels,
