@@ -19,6 +19,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -60,29 +61,68 @@ type StatusWriter struct {
 	Recorder events.EventRecorder
 	// Conditions returns the status conditions of an object of the kind.
 	Conditions func(client.Object) []metav1.Condition
+	// Written, when set, remembers each write for the controller's next
+	// read (WrittenObjects.Get) until its cache holds it.
+	Written *WrittenObjects
+	// Batch, when set (with Written), puts off a write that leaves Ready,
+	// Reconciling and Stalled as they were (a workload's counters, a
+	// mirrored condition, a message) for up to Batch after the first one:
+	// the steps of a rollout make one write, or join the write of the
+	// transition that ends it. What a person or a tool waits on (Ready,
+	// Stalled, a new generation) is written at once.
+	Batch time.Duration
 }
 
 // Write writes obj's status when obj differs from orig, the cached copy its
 // status was computed from (a reconcile changes nothing else), and reports
-// whether it wrote. After a write that makes obj Stalled, or changes why it
+// whether it wrote; when it put the write off (Batch), wait tells when to
+// reconcile again. After a write that makes obj Stalled, or changes why it
 // is, it records a Warning event with Stalled's reason and message: once
 // per transition, since orig was current (a stale orig is not written).
-func (w StatusWriter) Write(ctx context.Context, orig, obj client.Object) (bool, error) {
+func (w StatusWriter) Write(ctx context.Context, orig, obj client.Object) (written bool, wait time.Duration, err error) {
 	if equality.Semantic.DeepEqual(orig, obj) {
-		return false, nil
+		return false, 0, nil
 	}
-	written, err := PatchStatus(ctx, w.Client, orig, obj)
+	if w.Batch > 0 && w.Written != nil && sameConditions(w.Conditions(orig), w.Conditions(obj)) {
+		if wait = w.Written.putOff(client.ObjectKeyFromObject(obj), w.Batch, time.Now()); wait > 0 {
+			ctrl.LoggerFrom(ctx).V(1).Info("Putting off a status write that changes no condition", "for", wait)
+			return false, wait, nil
+		}
+	}
+	written, err = PatchStatus(ctx, w.Client, orig, obj)
 	if err != nil || !written {
-		return written, err
+		return written, 0, err
+	}
+	if w.Written != nil {
+		w.Written.Remember(orig.GetResourceVersion(), obj)
 	}
 	now := meta.FindStatusCondition(w.Conditions(obj), ConditionStalled)
 	if now == nil || now.Status != metav1.ConditionTrue {
-		return true, nil
+		return true, 0, nil
 	}
 	before := meta.FindStatusCondition(w.Conditions(orig), ConditionStalled)
 	if before != nil && before.Status == now.Status && before.Reason == now.Reason && before.Message == now.Message {
-		return true, nil
+		return true, 0, nil
 	}
 	w.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, now.Reason, "Reconcile", "%s", now.Message)
-	return true, nil
+	return true, 0, nil
+}
+
+// sameConditions tells whether a and b agree on what tools and people wait
+// on: the Ready, Reconciling and Stalled conditions (Flux's and kstatus'),
+// by status, reason and observedGeneration. The other conditions mirror a
+// child's (a Deployment's Available and Progressing) and change at every
+// step of a rollout; their changes ride with the next write.
+func sameConditions(a, b []metav1.Condition) bool {
+	for _, t := range []string{ConditionReady, ConditionReconciling, ConditionStalled} {
+		x, y := meta.FindStatusCondition(a, t), meta.FindStatusCondition(b, t)
+		switch {
+		case x == nil && y == nil:
+		case x == nil || y == nil:
+			return false
+		case x.Status != y.Status || x.Reason != y.Reason || x.ObservedGeneration != y.ObservedGeneration:
+			return false
+		}
+	}
+	return true
 }

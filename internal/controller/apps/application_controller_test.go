@@ -396,9 +396,19 @@ func TestStaleStatusWriteIsRefused(t *testing.T) {
 		deployment: getDeployment(g, app), service: getService(g, app), serviceWanted: true,
 		selector: getDeployment(g, app).Spec.Selector,
 	}}
-	s.deployment.Status.ReadyReplicas = 3 // what the stale reconcile saw
-	g.Expect(r.updateStatus(ctx, s)).To(Succeed(), "a stale copy is dropped quietly")
+	// What the stale reconcile saw: other counters, and a refusal (a change
+	// of a condition, written at once rather than put off).
+	s.deployment.Status.ReadyReplicas = 3
+	s.failure = &failure{reason: sunappsv1.ReasonApplyFailed, message: "seen by the stale reconcile"}
+	wait, err := r.updateStatus(ctx, s)
+	g.Expect(err).NotTo(HaveOccurred(), "a stale copy is dropped quietly")
+	// There was a change of Ready to write, and it was not put off: the
+	// patch was sent.
+	g.Expect(meta.FindStatusCondition(s.app.Status.Conditions, sunappsv1.ConditionReady).Reason).
+		To(Equal(sunappsv1.ReasonApplyFailed))
+	g.Expect(wait).To(BeZero(), "the write was made, not put off")
 	g.Expect(getApp(g, app).Status.Workflow.ReadyReplicas).NotTo(Equal(int32(3)), "the stale write was refused")
+	g.Expect(readyCond(g, app).Reason).NotTo(Equal(sunappsv1.ReasonApplyFailed), "the stale write was refused")
 
 	// The controller puts the tampered status right: the status is its own.
 	g.Eventually(func(g Gomega) {

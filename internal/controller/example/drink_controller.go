@@ -43,6 +43,8 @@ type DrinkReconciler struct {
 	// before a ConfigMap is created.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
+	// written holds the status writes the cache does not hold yet.
+	written controllers.WrittenObjects
 }
 
 // +kubebuilder:rbac:groups=example.com,resources=drinks,verbs=list;watch
@@ -57,7 +59,7 @@ type DrinkReconciler struct {
 // once, only when it changed.
 func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var drink examplev1.Drink
-	if err := r.Get(ctx, req.NamespacedName, &drink); err != nil {
+	if err := r.written.Get(ctx, r.Client, req.NamespacedName, &drink); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !drink.DeletionTimestamp.IsZero() {
@@ -80,7 +82,7 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 
 	orig := drink.DeepCopy()
 	computeStatus(&drink, obs)
-	if _, err := r.statusWriter().Write(ctx, orig, &drink); err != nil {
+	if _, _, err := r.statusWriter().Write(ctx, orig, &drink); err != nil {
 		return ctrl.Result{}, errors.Join(obs.refused, err)
 	}
 	if obs.refused != nil && !rejected(obs.refused) {
@@ -96,7 +98,7 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 func (r *DrinkReconciler) statusWriter() controllers.StatusWriter {
 	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*examplev1.Drink).Status.Conditions
-	}}
+	}, Written: &r.written}
 }
 
 // SetupWithManager sets up the controller with the Manager. It watches the

@@ -50,6 +50,8 @@ type MyCustomResourceReconciler struct {
 	// Pods as metadata only, without their readiness.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
+	// written holds the status writes the cache does not hold yet.
+	written controllers.WrittenObjects
 }
 
 // +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources,verbs=list;watch
@@ -63,7 +65,7 @@ func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	log := ctrl.LoggerFrom(ctx)
 
 	var obj pocv1.MyCustomResource
-	if err := r.Get(ctx, req.NamespacedName, &obj); err != nil {
+	if err := r.written.Get(ctx, r.Client, req.NamespacedName, &obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
@@ -76,7 +78,7 @@ func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	computeStatus(&obj, obs)
 	// A patch computed from a stale cached object is dropped instead of
 	// bumping lastTransitionTimes and repeating events.
-	if written, err := r.statusWriter().Write(ctx, orig, &obj); err != nil || !written {
+	if written, _, err := r.statusWriter().Write(ctx, orig, &obj); err != nil || !written {
 		return ctrl.Result{}, err
 	}
 	log.V(1).Info("Updated status", "healthy", obj.Status.Healthy, "friend", obj.Spec.Name)
@@ -116,7 +118,7 @@ func (r *MyCustomResourceReconciler) observeFriend(ctx context.Context, obj *poc
 func (r *MyCustomResourceReconciler) statusWriter() controllers.StatusWriter {
 	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*pocv1.MyCustomResource).Status.Conditions
-	}}
+	}, Written: &r.written}
 }
 
 // recordTransition emits an event when status.Healthy changed.

@@ -59,6 +59,8 @@ type GuestbookReconciler struct {
 	// interval replace Image and ConflictRecheck, and a change of them
 	// reconciles every Guestbook.
 	Settings *config.Holder
+	// written holds the status writes the cache does not hold yet.
+	written controllers.WrittenObjects
 }
 
 // Guestbooks are read from the cache only. Setting blockOwnerDeletion on the
@@ -80,7 +82,7 @@ type GuestbookReconciler struct {
 // match the spec, and writes the status computed from what it observed.
 func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	gb := &webappv1.Guestbook{}
-	if err := r.Get(ctx, req.NamespacedName, gb); err != nil {
+	if err := r.written.Get(ctx, r.Client, req.NamespacedName, gb); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !gb.DeletionTimestamp.IsZero() {
@@ -109,7 +111,7 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 
 	orig := gb.DeepCopy()
 	setStatus(gb, obs)
-	if _, err := r.statusWriter().Write(ctx, orig, gb); err != nil {
+	if _, _, err := r.statusWriter().Write(ctx, orig, gb); err != nil {
 		return ctrl.Result{}, err
 	}
 	if refused != nil {
@@ -177,7 +179,7 @@ func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv
 func (r *GuestbookReconciler) statusWriter() controllers.StatusWriter {
 	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*webappv1.Guestbook).Status.Conditions
-	}}
+	}, Written: &r.written}
 }
 
 // SetupWithManager sets up the controller with the Manager.
