@@ -6,11 +6,11 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"sunstrider.cn/operator/internal/metrics"
@@ -39,10 +39,10 @@ type Outcome struct {
 	// Conflict is set when an object of the child's name exists that the
 	// parent does not control: "Deployment ns/name". Nothing was written.
 	Conflict string
-	// Stale is true when the child changed between the read and the write
-	// (the write carried the resourceVersion read and was refused): nothing
-	// was written and the newer version's event triggers the next
-	// reconcile.
+	// Stale is true when the child was deleted, or replaced by another
+	// object of its name, between the read and the write (the write carried
+	// the UID read and was refused): nothing was written and the event of
+	// the change triggers the next reconcile.
 	Stale bool
 	// Rejected is the API server's answer when it refused the write
 	// (Invalid, Forbidden by an admission webhook, a quota...). Live is
@@ -57,8 +57,9 @@ type Applier struct {
 	// Client reads from the manager's cache and writes.
 	Client client.Client
 	// APIReader reads from the API server: it confirms a child the cache
-	// does not hold is really absent, and reads a child's current
-	// resourceVersion when an apply after a take-over must be retried.
+	// does not hold is really absent, and reads a child with all its
+	// managedFields when an apply was refused beside another manager's
+	// fields.
 	APIReader client.Reader
 }
 
@@ -105,8 +106,8 @@ func (a *Applier) Ensure(ctx context.Context, ownerUID types.UID, desired, live 
 // Observe found and the parent controls (nil when it does not exist). It
 // writes nothing when live already holds desired and no other manager owns
 // a field inside the operator's domain (fields.go); else it applies with
-// live's resourceVersion as a precondition, then takes over what other
-// managers still own there (takeOver).
+// live's UID as a precondition, then takes over what other managers still
+// own there (takeOver).
 //
 // Errors are returned only when the API server could not be reached
 // (Answered) or an object could not be encoded; an answer of the API server
@@ -118,10 +119,9 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 		return Outcome{}, err
 	}
 	out := Outcome{Action: Created}
-	var resourceVersion string
 	foreign := false
 	if live != nil {
-		out.Live, out.Action, resourceVersion = live, Updated, live.GetResourceVersion()
+		out.Live, out.Action = live, Updated
 		var drifted bool
 		var err error
 		drifted, foreign, err = Drifted(desired, live)
@@ -138,14 +138,13 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 	if err != nil {
 		return Outcome{}, err
 	}
-	if resourceVersion != "" {
-		// Only change the child that was checked: a stale cached copy, or a
-		// foreign object that replaced it meanwhile, makes the apply fail
-		// with a Conflict.
-		cfg.SetResourceVersion(resourceVersion)
+	if live != nil {
+		onlyThis(cfg, live)
 	}
 	err = a.apply(ctx, cfg)
 	switch {
+	case replaced(err):
+		err = errReplaced
 	case err == nil && foreign:
 		cfg, err = a.takeOver(ctx, desired, live, cfg)
 	case foreign && apierrors.IsInvalid(err):
@@ -208,31 +207,35 @@ func (a *Applier) apply(ctx context.Context, cfg *unstructured.Unstructured) err
 	return a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(cfg), client.FieldOwner(FieldOwner), client.ForceOwnership)
 }
 
-// retryApply applies cfg again after its resourceVersion precondition
-// failed right after fields were taken over. Those fields are the
-// operator's now and only this apply removes them: a later reconcile would
-// find nothing amiss (no other manager owns them, and InSync does not look
-// at what the operator does not set). The child's own controller writing
-// its status meanwhile moves the resourceVersion on (a Deployment's is
-// written at once after a spec change), so the apply is retried with the
-// current resourceVersion as long as the child is still the one checked.
-func (a *Applier) retryApply(ctx context.Context, live client.Object, cfg *unstructured.Unstructured) error {
-	var err error
-	for range 5 {
-		current := &metav1.PartialObjectMetadata{}
-		current.SetGroupVersionKind(cfg.GroupVersionKind())
-		if err := a.APIReader.Get(ctx, client.ObjectKeyFromObject(live), current); err != nil {
-			return err
-		}
-		if current.UID != live.GetUID() {
-			return errReplaced
-		}
-		cfg.SetResourceVersion(current.ResourceVersion)
-		if err = a.apply(ctx, cfg); !apierrors.IsConflict(err) {
-			return err
+// onlyThis makes the apply cfg change the child live and no other object
+// of its name: the API server refuses it when live was deleted (a Conflict)
+// or replaced (replaced). The UID is the precondition rather than live's
+// resourceVersion, which moves on with every status write of the child's
+// own controller: kube-controller-manager writes a Deployment's status
+// right after a change of its spec, and an apply refused for that waited
+// for the next event, so a Deployment edited by hand was restored later.
+// The values the operator applies are right for any version of its own
+// child.
+func onlyThis(cfg *unstructured.Unstructured, live client.Object) {
+	cfg.SetUID(live.GetUID())
+}
+
+// replaced tells whether err is the API server's answer to an apply whose
+// UID (onlyThis) is not the object's any more: metadata.uid is immutable.
+func replaced(err error) bool {
+	if !apierrors.IsInvalid(err) {
+		return false
+	}
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil {
+		return false
+	}
+	for _, cause := range status.Status().Details.Causes {
+		if cause.Field == "metadata.uid" {
+			return true
 		}
 	}
-	return err
+	return false
 }
 
 // Drifted reports whether live differs from desired in what the operator
@@ -281,27 +284,49 @@ func (a *Applier) readFull(ctx context.Context, live client.Object) (*unstructur
 // or fields they hold with the value the operator sets. Those are moved to
 // the operator (ReclaimPatch), and a second apply removes what the
 // operator does not set. A value changed by hand thus costs one request,
-// an entry added by hand three. applied may also be the child as read
-// (readFull) when the first apply was refused. It returns the child as last
-// applied.
+// an entry added by hand three, two more when the child's controller
+// wrote its status in between (the patch is guarded by the
+// resourceVersion, as it replaces all managedFields). applied may also be
+// the child as read (readFull) when the first apply was refused. It returns
+// the child as last applied.
 func (a *Applier) takeOver(ctx context.Context, desired, live client.Object, applied *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	patch, err := ReclaimPatch(applied)
-	if err != nil || patch == nil {
-		return applied, err
-	}
-	key := client.ObjectKeyFromObject(applied)
-	if err := a.Client.Patch(ctx, applied, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldOwner)); err != nil {
+	key := client.ObjectKeyFromObject(live)
+	moved, fresh := false, true
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !fresh {
+			// The child changed since applied was read (its controller
+			// wrote its status): the patch is made again from the child as
+			// it is now, rather than left to the next event.
+			var err error
+			if applied, err = a.readFull(ctx, live); err != nil {
+				return err
+			}
+		}
+		fresh = false
+		patch, err := ReclaimPatch(applied)
+		if moved = patch != nil; err != nil || !moved {
+			return err
+		}
+		return a.Client.Patch(ctx, applied, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldOwner))
+	})
+	if err != nil {
 		return nil, fmt.Errorf("taking over the fields others changed in %s %s: %w", applied.GetKind(), key, err)
+	}
+	if !moved {
+		return applied, nil
 	}
 	cfg, err := applyConfiguration(desired)
 	if err != nil {
 		return nil, err
 	}
-	cfg.SetResourceVersion(applied.GetResourceVersion())
-	if err = a.apply(ctx, cfg); apierrors.IsConflict(err) {
-		err = a.retryApply(ctx, live, cfg)
+	onlyThis(cfg, live)
+	if err := a.apply(ctx, cfg); err != nil {
+		if replaced(err) {
+			err = errReplaced
+		}
+		return nil, err
 	}
-	return cfg, err
+	return cfg, nil
 }
 
 // applyConfiguration turns a typed desired object into the body of an

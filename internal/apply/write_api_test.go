@@ -2,12 +2,14 @@ package apply_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -25,7 +27,8 @@ import (
 // apply alone; an entry added by hand needs the take-over too (apply,
 // managedFields patch, apply); an entry that makes the operator's values
 // invalid beside it (two ports of one name) is taken over first, from the
-// child read again. After each restore, the next Write makes no request.
+// child read again. Another controller's status write in between costs no
+// refused apply. After each restore, the next Write makes no request.
 func TestWriteRequestsByDrift(t *testing.T) {
 	base := apiServer(t)
 	var mu sync.Mutex
@@ -42,6 +45,9 @@ func TestWriteRequestsByDrift(t *testing.T) {
 		requests = nil
 		return r
 	}
+	// afterApply, when set, runs once after the next apply: another
+	// controller's write between two of the operator's requests.
+	var afterApply func()
 	counted := interceptor.NewClient(base, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			record("get")
@@ -53,7 +59,12 @@ func TestWriteRequestsByDrift(t *testing.T) {
 		},
 		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 			record("apply")
-			return c.Apply(ctx, obj, opts...)
+			err := c.Apply(ctx, obj, opts...)
+			if then := afterApply; then != nil {
+				afterApply = nil
+				then()
+			}
+			return err
 		},
 	})
 	applier := &apply.Applier{Client: counted, APIReader: counted}
@@ -97,6 +108,17 @@ func TestWriteRequestsByDrift(t *testing.T) {
 	}
 	taken()
 
+	// statusWritten writes the Deployment's status as
+	// kube-controller-manager does right after a change of its spec: its
+	// resourceVersion moves on.
+	generation := int64(0)
+	statusWritten := func() {
+		generation++
+		status := fmt.Sprintf(`{"status":{"observedGeneration":%d}}`, generation)
+		g.Expect(base.Status().Patch(ctx, named(child{empty: deployment}, client.ObjectKey{Namespace: ns, Name: "web"}),
+			client.RawPatch(types.MergePatchType, []byte(status)), client.FieldOwner("kube-controller-manager"))).To(Succeed())
+	}
+
 	tests := []struct {
 		name     string
 		desired  func() client.Object
@@ -104,11 +126,25 @@ func TestWriteRequestsByDrift(t *testing.T) {
 		pt       types.PatchType
 		requests []string
 		restored func(g Gomega, live client.Object)
+		// afterRead and afterApply are another controller's writes after
+		// the operator's cache read and after its first apply.
+		afterRead, afterApply func()
 	}{
 		{
 			name: "image changed by hand", desired: deployment, pt: types.MergePatchType,
 			patch:    `{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"evil:1"}]}}}}`,
 			requests: []string{"apply"},
+			restored: func(g Gomega, live client.Object) {
+				g.Expect(live.(*appsv1.Deployment).Spec.Template.Spec.Containers[0].Image).To(Equal("nginx:1.27"))
+			},
+		},
+		{
+			// The cached copy is older than the child (no Conflict): the
+			// apply is conditional on the UID only.
+			name: "image changed by hand, status written after the read", desired: deployment, pt: types.MergePatchType,
+			patch:     `{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"evil:2"}]}}}}`,
+			afterRead: statusWritten,
+			requests:  []string{"apply"},
 			restored: func(g Gomega, live client.Object) {
 				g.Expect(live.(*appsv1.Deployment).Spec.Template.Spec.Containers[0].Image).To(Equal("nginx:1.27"))
 			},
@@ -138,6 +174,18 @@ func TestWriteRequestsByDrift(t *testing.T) {
 			},
 		},
 		{
+			// The take-over's patch, guarded by the resourceVersion the
+			// apply returned, is refused: it is made again from the child
+			// read again.
+			name: "env var added by hand, status written after the apply", desired: deployment, pt: types.JSONPatchType,
+			patch:      `[{"op":"add","path":"/spec/template/spec/containers/0/env","value":[{"name":"Y","value":"1"}]}]`,
+			afterApply: statusWritten,
+			requests:   []string{"apply", "patch", "get", "patch", "apply"},
+			restored: func(g Gomega, live client.Object) {
+				g.Expect(live.(*appsv1.Deployment).Spec.Template.Spec.Containers[0].Env).To(BeEmpty())
+			},
+		},
+		{
 			name: "port replaced by one of the same name", desired: service, pt: types.MergePatchType,
 			patch:    `{"spec":{"ports":[{"name":"http","port":8080,"targetPort":80}]}}`,
 			requests: []string{"apply", "get", "patch", "apply"},
@@ -155,13 +203,19 @@ func TestWriteRequestsByDrift(t *testing.T) {
 			g.Expect(base.Patch(ctx, named(child{empty: tt.desired}, key), client.RawPatch(tt.pt, []byte(tt.patch)),
 				client.FieldOwner("kubectl-patch"))).To(Succeed())
 
-			out, err := applier.Write(ctx, tt.desired(), cached(g, base, tt.desired, key))
+			live := cached(g, base, tt.desired, key)
+			if tt.afterRead != nil {
+				tt.afterRead()
+			}
+			afterApply = tt.afterApply
+			out, err := applier.Write(ctx, tt.desired(), live)
+			g.Expect(afterApply).To(BeNil(), "the other controller's write was made")
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(out.Rejected).NotTo(HaveOccurred())
 			g.Expect(out.Stale).To(BeFalse())
 			g.Expect(out.Action).To(Equal(apply.Updated))
 			g.Expect(taken()).To(Equal(tt.requests))
-			live := cached(g, base, tt.desired, key)
+			live = cached(g, base, tt.desired, key)
 			tt.restored(g, live)
 
 			out, err = applier.Write(ctx, tt.desired(), live)
@@ -170,6 +224,20 @@ func TestWriteRequestsByDrift(t *testing.T) {
 			g.Expect(taken()).To(BeEmpty())
 		})
 	}
+
+	t.Run("deleted after the read", func(t *testing.T) {
+		g := NewWithT(t)
+		key := client.ObjectKey{Namespace: ns, Name: "web"}
+		live := cached(g, base, deployment, key)
+		g.Expect(base.Delete(ctx, deployment(), client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
+		desired := deployment()
+		desired.(*appsv1.Deployment).Spec.Replicas = ptr.To[int32](2)
+		out, err := applier.Write(ctx, desired, live)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Stale).To(BeTrue(), "the apply must be refused: %+v", out)
+		g.Expect(taken()).To(Equal([]string{"apply"}))
+		g.Expect(apierrors.IsNotFound(base.Get(ctx, key, &appsv1.Deployment{}))).To(BeTrue(), "nothing is created in its place")
+	})
 }
 
 // cached reads the child at key as the operator's cache holds it.
