@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -292,11 +293,12 @@ func (a *Applier) readFull(ctx context.Context, live client.Object) (*unstructur
 func (a *Applier) takeOver(ctx context.Context, desired, live client.Object, applied *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	key := client.ObjectKeyFromObject(live)
 	moved, fresh := false, true
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	// kube-controller-manager writes a Deployment's status right after the
+	// change that brought the operator here, often between the apply and
+	// the patch: the patch is made again at once (no backoff: the read
+	// takes a round trip) from the child as it is now.
+	err := retry.RetryOnConflict(wait.Backoff{Steps: 5}, func() error {
 		if !fresh {
-			// The child changed since applied was read (its controller
-			// wrote its status): the patch is made again from the child as
-			// it is now, rather than left to the next event.
 			var err error
 			if applied, err = a.readFull(ctx, live); err != nil {
 				return err
