@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -40,10 +41,11 @@ type Outcome struct {
 	// Conflict is set when an object of the child's name exists that the
 	// parent does not control: "Deployment ns/name". Nothing was written.
 	Conflict string
-	// Stale is true when the child was deleted, or replaced by another
-	// object of its name, between the read and the write (the write carried
-	// the UID read and was refused): nothing was written and the event of
-	// the change triggers the next reconcile.
+	// Stale is true when the write was refused for a reason the next event
+	// settles, and nothing was written: the child was deleted, or replaced
+	// by another object of its name, between the read and the write (the
+	// write carried the UID read), or its namespace is being deleted (and
+	// a namespaced parent with it: no failure to report, nothing to retry).
 	Stale bool
 	// Rejected is the API server's answer when it refused the write
 	// (Invalid, Forbidden by an admission webhook, a quota...). Live is
@@ -159,7 +161,8 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 	}
 	switch {
 	case err == nil:
-	case live != nil && (apierrors.IsConflict(err) || apierrors.IsNotFound(err) || errors.Is(err, errReplaced)):
+	case live != nil && (apierrors.IsConflict(err) || apierrors.IsNotFound(err) || errors.Is(err, errReplaced)),
+		apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		return Outcome{Live: live, Stale: true}, nil
 	case Answered(err):
 		out.Action, out.Rejected = Unchanged, err
