@@ -139,6 +139,21 @@ func TestWriteRequestsByDrift(t *testing.T) {
 			},
 		},
 		{
+			// The API server defaults imagePullPolicy from the image's tag:
+			// Always for :latest, IfNotPresent before. The value it changed
+			// with the hand edit is the editor's (an Update manager owns
+			// what changed), the operator does not set it, so it is taken
+			// over and the second apply puts the default back.
+			name: "image changed by hand to a :latest tag", desired: deployment, pt: types.MergePatchType,
+			patch:    `{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"evil:latest"}]}}}}`,
+			requests: []string{"apply", "patch", "apply"},
+			restored: func(g Gomega, live client.Object) {
+				c := live.(*appsv1.Deployment).Spec.Template.Spec.Containers[0]
+				g.Expect(c.Image).To(Equal("nginx:1.27"))
+				g.Expect(c.ImagePullPolicy).To(Equal(corev1.PullIfNotPresent))
+			},
+		},
+		{
 			// The cached copy is older than the child (no Conflict): the
 			// apply is conditional on the UID only.
 			name: "image changed by hand, status written after the read", desired: deployment, pt: types.MergePatchType,

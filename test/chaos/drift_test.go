@@ -62,6 +62,10 @@ func deploymentRestored(g Gomega, key client.ObjectKey) {
 	g.Expect(admin.Get(ctx(), key, d)).To(Succeed())
 	g.Expect(*d.Spec.Replicas).To(Equal(int32(1)))
 	g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal(driftImage))
+	// The image edit to evil:latest also made the API server default the
+	// pull policy to Always; the operator sets neither: the default for
+	// its tagged image is back only when the edit is wholly undone.
+	g.Expect(d.Spec.Template.Spec.Containers[0].ImagePullPolicy).To(Equal(corev1.PullIfNotPresent))
 	g.Expect(d.Spec.Template.Spec.Containers[0].Env).To(BeEmpty())
 	g.Expect(metav1.GetControllerOf(d)).NotTo(BeNil())
 }
