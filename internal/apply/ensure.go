@@ -146,8 +146,6 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 	}
 	err = a.apply(ctx, cfg)
 	switch {
-	case replaced(err):
-		err = errReplaced
 	case err == nil && foreign:
 		cfg, err = a.takeOver(ctx, desired, live, cfg)
 	case foreign && apierrors.IsInvalid(err):
@@ -206,9 +204,14 @@ func RefusalMessage(kind string, err error) string {
 	return fmt.Sprintf("The API server refused the %s: %s", kind, msg)
 }
 
-// apply server-side applies cfg as the operator, taking over what it sets.
+// apply server-side applies cfg as the operator, taking over what it sets;
+// errReplaced when cfg's UID (onlyThis) is not the object's any more.
 func (a *Applier) apply(ctx context.Context, cfg *unstructured.Unstructured) error {
-	return a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(cfg), client.FieldOwner(FieldOwner), client.ForceOwnership)
+	err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(cfg), client.FieldOwner(FieldOwner), client.ForceOwnership)
+	if replaced(err) {
+		return errReplaced
+	}
+	return err
 }
 
 // onlyThis makes the apply cfg change the child live and no other object
@@ -326,9 +329,6 @@ func (a *Applier) takeOver(ctx context.Context, desired, live client.Object, app
 	}
 	onlyThis(cfg, live)
 	if err := a.apply(ctx, cfg); err != nil {
-		if replaced(err) {
-			err = errReplaced
-		}
 		return nil, err
 	}
 	return cfg, nil

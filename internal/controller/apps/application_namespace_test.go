@@ -41,7 +41,9 @@ func TestChildRefusedByATerminatingNamespaceIsNoFailure(t *testing.T) {
 		g.Expect(ns.Status.Phase).To(Equal(corev1.NamespaceTerminating))
 	}).Should(Succeed())
 
-	refused := func(g Gomega) int { return forbiddenDeploymentWrites(ctx, g) }
+	cs, err := kubernetes.NewForConfig(suite.Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	refused := func(g Gomega) int { return forbiddenDeploymentWrites(ctx, g, cs) }
 	before := refused(g)
 	g.Expect(k8sClient.Delete(ctx, getDeployment(g, app))).To(Succeed())
 	// The operator tried to create it again: its cache has seen the
@@ -63,9 +65,7 @@ func TestChildRefusedByATerminatingNamespaceIsNoFailure(t *testing.T) {
 
 // forbiddenDeploymentWrites is how many writes of Deployments the API
 // server refused with 403, from its /metrics.
-func forbiddenDeploymentWrites(ctx context.Context, g Gomega) int {
-	cs, err := kubernetes.NewForConfig(suite.Config)
-	g.Expect(err).NotTo(HaveOccurred())
+func forbiddenDeploymentWrites(ctx context.Context, g Gomega, cs kubernetes.Interface) int {
 	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
 	total := 0
