@@ -79,7 +79,10 @@ func TestLeaderFailover(t *testing.T) {
 			// leader is gone.
 			g.Expect(old.alive()).To(BeFalse())
 			g.Expect(heir.leads()).To(BeTrue(), "the surviving replica leads")
-			g.Expect(logMentions(heir, name)).To(BeTrue(), "the surviving replica wrote ConfigMap %s", name)
+			// The heir logs the write after the API server answered it: the
+			// ConfigMap can be read a moment before the line is written.
+			g.Eventually(func() bool { return logMentions(heir, name) }).Should(BeTrue(),
+				"the surviving replica wrote ConfigMap %s", name)
 			old.start(t)
 		}
 	}
