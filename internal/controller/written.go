@@ -71,7 +71,7 @@ func (w *WrittenObjects) Get(ctx context.Context, c client.Reader, key types.Nam
 		return err
 	case err != nil:
 		if apierrors.IsNotFound(err) {
-			delete(w.objects, key)
+			w.forget(key)
 		}
 		return err
 	case last.obj == nil:
@@ -87,11 +87,22 @@ func (w *WrittenObjects) Get(ctx context.Context, c client.Reader, key types.Nam
 // caughtUp forgets the write of last, keeping a deferral under way.
 func (w *WrittenObjects) caughtUp(key types.NamespacedName, last writtenObject) {
 	if last.deferredSince.IsZero() {
-		delete(w.objects, key)
+		w.forget(key)
 		return
 	}
 	last.obj = nil
 	w.objects[key] = last
+}
+
+// forget drops what is remembered of key. The map is dropped with its
+// last entry: a Go map keeps the room of the most entries it ever held,
+// and a burst of writes to thousands of objects would leave that room
+// (about 0.5 KiB per object) in the heap for good.
+func (w *WrittenObjects) forget(key types.NamespacedName) {
+	delete(w.objects, key)
+	if len(w.objects) == 0 {
+		w.objects = nil
+	}
 }
 
 // putOff tells how long a status write of key may still be put off, the

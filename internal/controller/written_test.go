@@ -95,6 +95,9 @@ func TestWrittenObjectsReadsYourWritesUntilTheCacheHoldsThem(t *testing.T) {
 				kept = 1
 			}
 			g.Expect(w.Len()).To(Equal(kept))
+			if !tt.kept {
+				g.Expect(w.objects).To(BeNil(), "the map goes with its last entry, and its room with it")
+			}
 		})
 	}
 }
@@ -129,6 +132,7 @@ func TestWrittenObjectsPutsOffWithinOneWindowFromTheFirstDeferral(t *testing.T) 
 
 	g.Expect(w.Get(context.Background(), cacheAt{}, key, &corev1.ConfigMap{})).NotTo(Succeed())
 	g.Expect(w.Len()).To(BeZero(), "an object gone is forgotten, deferral included")
+	g.Expect(w.objects).To(BeNil())
 }
 
 func TestSameConditions(t *testing.T) {
