@@ -40,13 +40,15 @@ const GuestbookPodLabel = "webapp.my.domain/guestbook"
 //   - Pods are cached as stripped metadata (PodMetadataTransform);
 //   - managedFields are dropped, but for the entries of other managers on
 //     the operator's own children that the drift check needs
-//     (apply.ManagedFieldsTransform).
+//     (apply.ManagedFieldsTransform);
+//   - the strings of every cached object are interned (Interner).
 func CacheOptions() cache.Options {
 	managed := labels.SelectorFromSet(labels.Set{apply.ManagedByLabel: apply.ManagedByValue})
+	interner := NewInterner()
 	return cache.Options{
-		DefaultTransform: apply.ManagedFieldsTransform(),
+		DefaultTransform: interner.Transform(apply.ManagedFieldsTransform()),
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}:         {Transform: PodMetadataTransform(GuestbookPodLabel)},
+			&corev1.Pod{}:         {Transform: interner.Transform(PodMetadataTransform(GuestbookPodLabel))},
 			&appsv1.Deployment{}:  {Label: managed},
 			&corev1.Service{}:     {Label: managed},
 			&appsv1.StatefulSet{}: {Label: managed},
