@@ -29,14 +29,14 @@ const appFloorVariant = "Application floor (plain client)"
 // to make, without its reads, watches or server-side applies. The
 // operator's ratio to it is what the operator adds over the API's own cost.
 func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
-	ns := fmt.Sprintf("bench-appfloor-%d", n)
+	ns := b.spread("bench-appfloor", n)
 	if err := b.installOperatorConfig(ctx); err != nil { // the CRD
 		return result{}, err
 	}
 	if err := b.removeWebhooks(ctx); err != nil {
 		return result{}, err
 	}
-	if err := createNamespace(ctx, b.c, ns); err != nil {
+	if err := createNamespaces(ctx, b.c, ns); err != nil {
 		return result{}, err
 	}
 	logf("Application floor N=%d: a plain client creates %d Applications, their children and their status", n, n)
@@ -91,14 +91,14 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
-		app := newApplication(ns, itemName(i))
+		app := newApplication(ns.of(i), itemName(i))
 		if err := b.c.Create(ctx, app); err != nil {
 			return err
 		}
 		owner := metav1.NewControllerRef(app, sunappsv1.GroupVersion.WithKind("Application"))
 		// The Service first: its clusterIP is known before the Deployment
 		// can become available.
-		for _, obj := range slices.Backward(floorObjects(ns, app.Name)) {
+		for _, obj := range slices.Backward(floorObjects(ns.of(i), app.Name)) {
 			obj.SetOwnerReferences([]metav1.OwnerReference{*owner})
 			if err := b.c.Create(ctx, obj); err != nil {
 				return err
@@ -126,7 +126,7 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	b.stages = append(b.stages, stages.summarize(t, "Application floor", n, stageReady))
 	r.writesMean, r.writesMedian = 4, 4
 	logf("Application floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
-	return r, deleteNamespace(ctx, b.c, ns)
+	return r, deleteNamespaces(ctx, b.c, ns)
 }
 
 // patchAppFloorStatus writes the status the operator would write for the

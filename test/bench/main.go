@@ -98,6 +98,11 @@ type config struct {
 	floorLast   bool
 	appFloor    bool
 	warmUp      bool
+	// referencesMax is the largest N the references run at; 0: every N.
+	referencesMax int
+	// perNamespace is how many items each variant puts in one namespace
+	// (spread); 0: all of them in one.
+	perNamespace int
 	// rates, base and rateWindow are the steady-rate mode's (steady.go).
 	rates      []float64
 	base       int
@@ -170,6 +175,10 @@ func parseFlags() *config {
 	flag.BoolVar(&c.appFloor, "app-floor", true, "With -references, also run the Application floor: "+
 		"the Application API's own writes by a plain client, no controller.")
 	var rates string
+	flag.IntVar(&c.referencesMax, "references-max", 0, "With -references, run the floors and the seed design only "+
+		"at N up to this (0: at every N); the operator runs at every N.")
+	flag.IntVar(&c.perNamespace, "per-namespace", 0, "Items per namespace: each variant spreads its N items over "+
+		"namespaces of this many (0: all in one namespace, where kube-controller-manager's per-namespace lists grow with N).")
 	flag.StringVar(&rates, "rates", "", "Steady-rate mode instead of the bursts: comma-separated creates per second, "+
 		"one measurement each (see -base, -rate-window).")
 	flag.IntVar(&c.base, "base", 5000, "Steady-rate mode: converged Applications the cluster holds first.")
@@ -282,8 +291,8 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	}
 	var results []result
 	for _, n := range cfg.ns {
-		runs := b.variants()
-		if cfg.references && cfg.warmUp {
+		runs := b.variants(n)
+		if b.withReferences(n) && cfg.warmUp {
 			// The first variant on a cluster pays less than the later ones
 			// (docs/performance.md): a discarded floor puts every measured
 			// variant on a cluster that has already made and deleted N of
@@ -325,10 +334,16 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	return 0, nil
 }
 
-// variants are the measurements of one N, in the order they run.
-func (b *bench) variants() []func(context.Context, int) (result, error) {
+// withReferences tells whether the floors and the seed design run at n
+// (-references, -references-max).
+func (b *bench) withReferences(n int) bool {
+	return b.cfg.references && (b.cfg.referencesMax <= 0 || n <= b.cfg.referencesMax)
+}
+
+// variants are the measurements of n, in the order they run.
+func (b *bench) variants(n int) []func(context.Context, int) (result, error) {
 	runs := []func(context.Context, int) (result, error){b.runOperator}
-	if !b.cfg.references {
+	if !b.withReferences(n) {
 		return runs
 	}
 	floors := []func(context.Context, int) (result, error){b.runFloor}
@@ -363,7 +378,8 @@ func (b *bench) steadyMode(ctx context.Context) error {
 
 // tables renders every table of the results measured so far.
 func (b *bench) tables(results []result) string {
-	table := renderTable(results) + "\n\n" + renderProcesses(results) + "\n\n" + renderRequests(results)
+	table := renderTable(results, b.cfg.perNamespace) + "\n\n" + renderProcesses(results) + "\n\n" +
+		renderRequests(results)
 	if curve := renderCurve(results); curve != "" {
 		table += "\n\n" + curve
 	}
@@ -594,9 +610,9 @@ func quiesce(p *proc) (int, error) {
 }
 
 func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
-	ns := fmt.Sprintf("bench-floor-%d", n)
+	ns := b.spread("bench-floor", n)
 	logf("floor N=%d: a plain client creates %d Deployments and Services", n, n)
-	if err := createNamespace(ctx, b.c, ns); err != nil {
+	if err := createNamespaces(ctx, b.c, ns); err != nil {
 		return result{}, err
 	}
 	t := newTracker(n)
@@ -615,7 +631,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
-		for _, obj := range floorObjects(ns, itemName(i)) {
+		for _, obj := range floorObjects(ns.of(i), itemName(i)) {
 			if err := b.c.Create(ctx, obj); err != nil {
 				return err
 			}
@@ -637,15 +653,15 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	b.stages = append(b.stages, stages.summarize(t, "floor", n, stageAvailable))
 	r.writesMean, r.writesMedian = 2, 2
 	logf("floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
-	return r, deleteNamespace(ctx, b.c, ns)
+	return r, deleteNamespaces(ctx, b.c, ns)
 }
 
 func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
-	ns := fmt.Sprintf("bench-operator-%d", n)
+	ns := b.spread("bench-operator", n)
 	if err := b.installOperatorConfig(ctx); err != nil {
 		return result{}, err
 	}
-	if err := createNamespace(ctx, b.c, ns); err != nil {
+	if err := createNamespaces(ctx, b.c, ns); err != nil {
 		return result{}, err
 	}
 	logf("operator N=%d: starting %s", n, b.cfg.manager)
@@ -706,15 +722,15 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 		return r, nil
 	}
 	logf("operator N=%d: deleting the namespace", n)
-	return r, deleteNamespace(ctx, b.c, ns)
+	return r, deleteNamespaces(ctx, b.c, ns)
 }
 
 func (b *bench) runSeed(ctx context.Context, n int) (result, error) {
-	ns := fmt.Sprintf("bench-seed-%d", n)
+	ns := b.spread("bench-seed", n)
 	if err := b.removeWebhooks(ctx); err != nil {
 		return result{}, err
 	}
-	if err := createNamespace(ctx, b.c, ns); err != nil {
+	if err := createNamespaces(ctx, b.c, ns); err != nil {
 		return result{}, err
 	}
 	self, err := os.Executable()
@@ -739,7 +755,12 @@ func (b *bench) runSeed(ctx context.Context, n int) (result, error) {
 	}
 	p.stop()
 	logf("seed design N=%d: deleting the namespace", n)
-	return r, deleteNamespace(ctx, b.c, ns)
+	return r, deleteNamespaces(ctx, b.c, ns)
+}
+
+// spread is where variant puts its n items (-per-namespace).
+func (b *bench) spread(variant string, n int) spread {
+	return spread{prefix: fmt.Sprintf("%s-%d", variant, n), n: n, per: b.cfg.perNamespace}
 }
 
 // settle waits for a quiet machine before a variant starts creating
@@ -759,7 +780,7 @@ func (b *bench) settle(ctx context.Context, variant string, n int) {
 
 // measureController creates n Applications in ns for the running controller
 // p and measures convergence, writes, memory and CPU.
-func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int, variant string,
+func (b *bench) measureController(ctx context.Context, p *proc, ns spread, n int, variant string,
 	requireCondition bool) (result, error) {
 	r := na()
 	r.variant, r.n = variant, n
@@ -802,7 +823,7 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 		}()
 	}
 	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
-		return b.c.Create(ctx, newApplication(ns, itemName(i)))
+		return b.c.Create(ctx, newApplication(ns.of(i), itemName(i)))
 	}); err != nil {
 		return r, err
 	}
@@ -851,7 +872,7 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 	logf("%s N=%d: %d idle writes, heap %.0f KiB above the empty baseline (%.0f KiB), peak RSS %.1f MiB",
 		variant, n, r.idleWrites, (heap-base)/1024, base/1024, r.peakRSS/(1<<20))
 	if requireCondition { // the operator, whose cache this weighs
-		w, err := weighObjects(ctx, b.c, ns, itemName(0))
+		w, err := weighObjects(ctx, b.c, ns.of(0), itemName(0))
 		if err != nil {
 			return r, err
 		}
@@ -866,7 +887,7 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns string, n int
 // writesPerApp splits the total writes: status writes per Application (one
 // watch MODIFIED event each), Events per Application (listed), and the rest
 // (children applies, failed writes) spread evenly.
-func (b *bench) writesPerApp(ctx context.Context, r *result, t *tracker, ns string, total int) {
+func (b *bench) writesPerApp(ctx context.Context, r *result, t *tracker, ns spread, total int) {
 	events, eventTotal, err := eventsByObject(ctx, b.c, ns, reportingController)
 	if err != nil {
 		logf("listing events: %v", err)
@@ -906,7 +927,7 @@ func medianF(v []float64) float64 {
 	return s[len(s)/2]
 }
 
-func renderTable(results []result) string {
+func renderTable(results []result, perNamespace int) string {
 	var sb strings.Builder
 	sb.WriteString("| N | variant | converged in | create→Ready p50 | p99 | writes/app median (mean) " +
 		"| of which status (median) / Events (mean) | idle writes | writes after restart " +
@@ -955,8 +976,12 @@ func renderTable(results []result) string {
 			intOrNA(r.idleWrites), intOrNA(r.restartWrites), bytesOrNA(r.peakRSS, "MiB"), bytesOrNA(r.heapPerApp, "KiB"),
 			floatOrNA(r.cpu), machine, ratio)
 	}
-	fmt.Fprintf(&sb, "\n%d CPUs, %s; kwok cluster, QPS limits off; %d parallel creates.",
-		runtime.NumCPU(), runtime.Version(), createWorkers)
+	placement := "all items of a variant in one namespace"
+	if perNamespace > 0 {
+		placement = fmt.Sprintf("%d items per namespace", perNamespace)
+	}
+	fmt.Fprintf(&sb, "\n%d CPUs, %s; kwok cluster, QPS limits off; %d parallel creates; %s.",
+		runtime.NumCPU(), runtime.Version(), createWorkers, placement)
 	return sb.String()
 }
 

@@ -74,10 +74,10 @@ func (r *stageRecorder) mark(item string, s stage, t time.Time) {
 	}
 }
 
-// watch follows the Deployments, ReplicaSets and Pods of ns (and its
+// watch follows the Deployments, ReplicaSets and Pods of the namespaces of ns (and its
 // Applications when apps is set) until ctx ends. ReplicaSets and Pods are
 // matched to their item by the benchmark's `app` label.
-func (r *stageRecorder) watch(ctx context.Context, c client.WithWatch, ns string, apps bool) error {
+func (r *stageRecorder) watch(ctx context.Context, c client.WithWatch, ns spread, apps bool) error {
 	item := func(o client.Object) string { return o.GetLabels()["app"] }
 	if apps {
 		if err := watchEach(ctx, c, ns, &sunappsv1.ApplicationList{}, func(_ watch.EventType, o client.Object, t time.Time) {

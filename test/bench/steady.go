@@ -146,7 +146,7 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 		logf("steady: %d base Applications", cfg.base)
 		t := newTracker(cfg.base)
 		wctx, stop := context.WithCancel(ctx)
-		if err := watchReady(wctx, b.c, baseNS, &sunappsv1.ApplicationList{}, applicationReady(true), t); err != nil {
+		if err := watchReady(wctx, b.c, single(baseNS), &sunappsv1.ApplicationList{}, applicationReady(true), t); err != nil {
 			stop()
 			return nil, err
 		}
@@ -217,7 +217,7 @@ func (b *bench) steadyRate(ctx context.Context, rate float64, n int) (steadyResu
 	changed := newTracker(n)
 	wctx, stopDeployments := context.WithCancel(ctx)
 	defer stopDeployments()
-	if err := watchReady(wctx, b.c, opNS, &appsv1.DeploymentList{}, deploymentUpdated, changed); err != nil {
+	if err := watchReady(wctx, b.c, single(opNS), &appsv1.DeploymentList{}, deploymentUpdated, changed); err != nil {
 		return res, err
 	}
 	t, err = b.openLoopPhase(ctx, rate, n, opNS, "Application spec changes", &sunappsv1.ApplicationList{},
@@ -266,7 +266,7 @@ func (b *bench) openLoopPhase(ctx context.Context, rate float64, n int, ns, what
 	t := newTracker(n)
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
-	if err := watchReady(wctx, b.c, ns, list, ready, t); err != nil {
+	if err := watchReady(wctx, b.c, single(ns), list, ready, t); err != nil {
 		return nil, err
 	}
 	if err := openLoop(ctx, rate, n, func(ctx context.Context, i int) error {

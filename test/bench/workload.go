@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -179,24 +181,25 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 // watchReady follows list (an ApplicationList or DeploymentList) in ns and
 // reports every item to t until ctx ends.
-func watchReady(ctx context.Context, c client.WithWatch, ns string, list client.ObjectList,
+func watchReady(ctx context.Context, c client.WithWatch, ns spread, list client.ObjectList,
 	isReady func(client.Object) bool, t *tracker) error {
 	return watchEach(ctx, c, ns, list, func(typ watch.EventType, obj client.Object, at time.Time) {
 		t.observe(obj.GetName(), typ, isReady(obj), at)
 	})
 }
 
-// watchEach follows list in ns and calls seen with every added or modified
-// object, and when the watch delivered it, until ctx ends. It re-watches
-// from the last resourceVersion when the server closes the watch.
-func watchEach(ctx context.Context, c client.WithWatch, ns string, list client.ObjectList,
+// watchEach follows list in the namespaces of ns and calls seen with every
+// added or modified object, and when the watch delivered it, until ctx
+// ends. It re-watches from the last resourceVersion when the server closes
+// the watch.
+func watchEach(ctx context.Context, c client.WithWatch, ns spread, list client.ObjectList,
 	seen func(watch.EventType, client.Object, time.Time)) error {
-	if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+	if err := c.List(ctx, list, client.InNamespace(ns.watched())); err != nil {
 		return err
 	}
 	rv := list.(metav1.ListInterface).GetResourceVersion()
 	open := func() (watch.Interface, error) {
-		return c.Watch(ctx, list, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{
+		return c.Watch(ctx, list, client.InNamespace(ns.watched()), &client.ListOptions{Raw: &metav1.ListOptions{
 			ResourceVersion: rv, AllowWatchBookmarks: true}})
 	}
 	w, err := open()
@@ -207,7 +210,7 @@ func watchEach(ctx context.Context, c client.WithWatch, ns string, list client.O
 		for {
 			for ev := range w.ResultChan() {
 				obj, ok := ev.Object.(client.Object)
-				if !ok {
+				if !ok || !ns.holds(obj.GetNamespace()) {
 					continue
 				}
 				rv = obj.GetResourceVersion()
@@ -296,16 +299,17 @@ func waitConverged(ctx context.Context, t *tracker, timeout time.Duration, label
 }
 
 // eventsByObject counts, per regarding object name, the Event writes of
-// controller in ns (a series of k occurrences costs k writes).
-func eventsByObject(ctx context.Context, c client.Client, ns, controller string) (map[string]int, int, error) {
+// controller in the namespaces of ns (a series of k occurrences costs k
+// writes).
+func eventsByObject(ctx context.Context, c client.Client, ns spread, controller string) (map[string]int, int, error) {
 	list := &eventsv1.EventList{}
-	if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+	if err := c.List(ctx, list, client.InNamespace(ns.watched())); err != nil {
 		return nil, 0, err
 	}
 	out := map[string]int{}
 	total := 0
 	for _, e := range list.Items {
-		if e.ReportingController != controller {
+		if e.ReportingController != controller || !ns.holds(e.Namespace) {
 			continue
 		}
 		k := 1
@@ -320,28 +324,103 @@ func eventsByObject(ctx context.Context, c client.Client, ns, controller string)
 
 // createNamespace makes a fresh namespace, replacing an older one.
 func createNamespace(ctx context.Context, c client.Client, name string) error {
-	if err := deleteNamespace(ctx, c, name); err != nil {
-		return err
-	}
-	return c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	return createNamespaces(ctx, c, single(name))
 }
 
 // deleteNamespace deletes a namespace and waits until it is gone, so the
 // next measurement starts on an idle cluster.
 func deleteNamespace(ctx context.Context, c client.Client, name string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	if err := c.Delete(ctx, ns); err != nil && !apierrors.IsNotFound(err) {
+	return deleteNamespaces(ctx, c, single(name))
+}
+
+// createNamespaces makes the namespaces of ns fresh, replacing older ones.
+func createNamespaces(ctx context.Context, c client.Client, ns spread) error {
+	if err := deleteNamespaces(ctx, c, ns); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(10 * time.Minute)
-	for time.Now().Before(deadline) {
-		err := c.Get(ctx, client.ObjectKey{Name: name}, ns)
-		if apierrors.IsNotFound(err) {
-			return nil
+	for _, name := range ns.names() {
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+			return err
 		}
-		time.Sleep(time.Second)
 	}
-	return fmt.Errorf("namespace %s still exists after 10 minutes", name)
+	return nil
+}
+
+// deleteNamespaces deletes the namespaces of ns and waits until they are
+// gone, so the next measurement starts on an idle cluster.
+func deleteNamespaces(ctx context.Context, c client.Client, ns spread) error {
+	for _, name := range ns.names() {
+		err := c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	deadline := time.Now().Add(10 * time.Minute)
+	for _, name := range ns.names() {
+		for {
+			err := c.Get(ctx, client.ObjectKey{Name: name}, &corev1.Namespace{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("namespace %s still exists after 10 minutes", name)
+			}
+			time.Sleep(time.Second)
+		}
+	}
+	return nil
+}
+
+// spread is where a variant puts its n items: all in the namespace prefix,
+// or, with per > 0 (-per-namespace), per items in each of the namespaces
+// prefix-000, prefix-001, ... Kubernetes' own controllers list a
+// namespace's objects at every sync (the deployment controller its
+// ReplicaSets, the ReplicaSet controller its Pods), so a single namespace
+// of 10,000 Applications costs kube-controller-manager quadratically.
+type spread struct {
+	prefix string
+	n, per int
+}
+
+// single is the one namespace name.
+func single(name string) spread { return spread{prefix: name} }
+
+// of is the namespace of item i.
+func (s spread) of(i int) string {
+	if s.per <= 0 {
+		return s.prefix
+	}
+	return fmt.Sprintf("%s-%03d", s.prefix, i/s.per)
+}
+
+// names is every namespace of s.
+func (s spread) names() []string {
+	if s.per <= 0 {
+		return []string{s.prefix}
+	}
+	names := make([]string, 0, (s.n+s.per-1)/s.per)
+	for i := 0; i < s.n; i += s.per {
+		names = append(names, s.of(i))
+	}
+	return names
+}
+
+// watched is the namespace lists and watches cover: the only one, or all
+// ("") when there are several (holds filters them).
+func (s spread) watched() string {
+	if s.per <= 0 {
+		return s.prefix
+	}
+	return ""
+}
+
+// holds tells whether the namespace ns is one of s.
+func (s spread) holds(ns string) bool {
+	if s.per <= 0 {
+		return ns == s.prefix
+	}
+	i, err := strconv.Atoi(strings.TrimPrefix(ns, s.prefix+"-"))
+	return err == nil && strings.HasPrefix(ns, s.prefix+"-") && ns == s.of(i*s.per) && i*s.per < s.n
 }
 
 // ensurePodCapacity adds kwok nodes until the cluster's nodes can hold pods
