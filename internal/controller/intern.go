@@ -31,6 +31,12 @@ import (
 // it starts a new generation (generations).
 const internGeneration = 1 << 12
 
+// internMaxLen is the longest string an Interner shares. Names, label keys
+// and values, reasons and most messages are shorter; a ConfigMap's value
+// may be a whole file, and a table holding its old versions would keep
+// megabytes alive.
+const internMaxLen = 256
+
 // Interner makes equal strings, and equal maps of strings, of the objects
 // it is given share one copy: the strings repeated in every cached object
 // (label keys and values, an Application's name in its children's labels,
@@ -122,8 +128,8 @@ func (in *Interner) Transform(next toolscache.TransformFunc) toolscache.Transfor
 
 // Intern replaces, in the object obj points to, every string (struct
 // fields, list items, the keys and values of maps of strings) by the
-// Interner's copy of it. Byte slices and values behind interfaces are left
-// alone, and so are the fields named UID and ResourceVersion: they are
+// Interner's copy of it. Strings longer than internMaxLen (and maps
+// holding one), byte slices and values behind interfaces are left alone, and so are the fields named UID and ResourceVersion: they are
 // unique to each object (or to each version of it), and interning them
 // would only fill the table.
 func (in *Interner) Intern(obj any) {
@@ -133,7 +139,7 @@ func (in *Interner) Intern(obj any) {
 }
 
 func (in *Interner) str(s string) string {
-	if s == "" {
+	if s == "" || len(s) > internMaxLen {
 		return s
 	}
 	if c, ok := in.strings.get(s); ok {
@@ -182,7 +188,11 @@ func (in *Interner) walkMap(v reflect.Value) {
 	}
 	entries := make([][2]string, 0, v.Len())
 	for it := v.MapRange(); it.Next(); {
-		entries = append(entries, [2]string{in.str(it.Key().String()), in.str(it.Value().String())})
+		key, value := it.Key().String(), it.Value().String()
+		if len(key) > internMaxLen || len(value) > internMaxLen {
+			return // a ConfigMap's data, say: left alone
+		}
+		entries = append(entries, [2]string{in.str(key), in.str(value)})
 	}
 	slices.SortFunc(entries, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	hash := in.mapHash(entries)

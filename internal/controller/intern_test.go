@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -146,6 +147,22 @@ func TestInternerSharesEqualMaps(t *testing.T) {
 	typed := &struct{ Labels labels.Set }{Labels: labels.Set{"app": "shop"}}
 	in.Intern(typed)
 	g.Expect(typed.Labels).To(Equal(labels.Set{"app": "shop"}))
+}
+
+func TestInternerLeavesLongStringsAlone(t *testing.T) {
+	g := NewWithT(t)
+	in := NewInterner()
+	file := strings.Repeat("x", internMaxLen+1)
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "settings", Annotations: map[string]string{"note": file}},
+		Data:       map[string]string{"app.yaml": file},
+	}
+	data, annotations := reflect.ValueOf(cm.Data).Pointer(), reflect.ValueOf(cm.Annotations).Pointer()
+	in.Intern(cm)
+	g.Expect(reflect.ValueOf(cm.Data).Pointer()).To(Equal(data), "a map holding a long value is not replaced")
+	g.Expect(reflect.ValueOf(cm.Annotations).Pointer()).To(Equal(annotations))
+	g.Expect(in.holds(file)).To(BeFalse())
+	g.Expect(in.holds("settings")).To(BeTrue())
 }
 
 func TestInternerTransform(t *testing.T) {
