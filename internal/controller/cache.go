@@ -41,7 +41,8 @@ const GuestbookPodLabel = "webapp.my.domain/guestbook"
 //   - managedFields are dropped, but for the entries of other managers on
 //     the operator's own children that the drift check needs
 //     (apply.ManagedFieldsTransform);
-//   - the strings of every cached object are interned (Interner).
+//   - equal strings and label maps of all cached objects share one copy
+//     (Interner).
 func CacheOptions() cache.Options {
 	managed := labels.SelectorFromSet(labels.Set{apply.ManagedByLabel: apply.ManagedByValue})
 	interner := NewInterner()

@@ -95,13 +95,6 @@ func (g *generations[K, V]) put(key K, v V) {
 	g.current[key] = v
 }
 
-// holds tells whether key is in one of the generations.
-func (g *generations[K, V]) holds(key K) bool {
-	_, current := g.current[key]
-	_, previous := g.previous[key]
-	return current || previous
-}
-
 // NewInterner returns an empty Interner.
 func NewInterner() *Interner {
 	return &Interner{seed: maphash.MakeSeed()}
@@ -128,10 +121,10 @@ func (in *Interner) Transform(next toolscache.TransformFunc) toolscache.Transfor
 
 // Intern replaces, in the object obj points to, every string (struct
 // fields, list items, the keys and values of maps of strings) by the
-// Interner's copy of it. Strings longer than internMaxLen (and maps
-// holding one), byte slices and values behind interfaces are left alone, and so are the fields named UID and ResourceVersion: they are
-// unique to each object (or to each version of it), and interning them
-// would only fill the table.
+// Interner's copy of it. Left alone: strings longer than internMaxLen (and
+// maps holding one), byte slices, values behind interfaces, and the fields
+// named UID and ResourceVersion, which are unique to each object (or to
+// each version of it): interning them would only fill the table.
 func (in *Interner) Intern(obj any) {
 	in.mu.Lock()
 	defer in.mu.Unlock()

@@ -74,9 +74,9 @@ func (r *stageRecorder) mark(item string, s stage, t time.Time) {
 	}
 }
 
-// watch follows the Deployments, ReplicaSets and Pods of the namespaces of ns (and its
-// Applications when apps is set) until ctx ends. ReplicaSets and Pods are
-// matched to their item by the benchmark's `app` label.
+// watch follows the Deployments, ReplicaSets and Pods of the namespaces of
+// ns (and their Applications when apps is set) until ctx ends. ReplicaSets
+// and Pods are matched to their item by the benchmark's `app` label.
 func (r *stageRecorder) watch(ctx context.Context, c client.WithWatch, ns spread, apps bool) error {
 	item := func(o client.Object) string { return o.GetLabels()["app"] }
 	if apps {

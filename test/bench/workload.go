@@ -419,8 +419,9 @@ func (s spread) holds(ns string) bool {
 	if s.per <= 0 {
 		return ns == s.prefix
 	}
-	i, err := strconv.Atoi(strings.TrimPrefix(ns, s.prefix+"-"))
-	return err == nil && strings.HasPrefix(ns, s.prefix+"-") && ns == s.of(i*s.per) && i*s.per < s.n
+	rest, found := strings.CutPrefix(ns, s.prefix+"-")
+	i, err := strconv.Atoi(rest)
+	return found && err == nil && i*s.per < s.n && s.of(i*s.per) == ns
 }
 
 // ensurePodCapacity adds kwok nodes until the cluster's nodes can hold pods
