@@ -126,7 +126,7 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	b.stages = append(b.stages, stages.summarize(t, "Application floor", n, stageReady))
 	r.writesMean, r.writesMedian = 4, 4
 	logf("Application floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
-	return r, deleteNamespaces(ctx, b.c, ns)
+	return r, cleanUp(deleteNamespaces(ctx, b.c, ns))
 }
 
 // patchAppFloorStatus writes the status the operator would write for the

@@ -96,8 +96,10 @@ type config struct {
 	seedMode    bool
 	cpuProfile  time.Duration
 	floorLast   bool
-	appFloor    bool
-	warmUp      bool
+	// operator is false when only the references run (-operator=false).
+	operator bool
+	appFloor bool
+	warmUp   bool
 	// referencesMax is the largest N the references run at; 0: every N.
 	referencesMax int
 	// perNamespace is how many items each variant puts in one namespace
@@ -168,6 +170,8 @@ func parseFlags() *config {
 	flag.DurationVar(&c.cpuProfile, "cpu-profile", 0,
 		"Record a CPU profile of the controller this long from its first create (<variant>-<N>-cpu.pprof in -work-dir; "+
 			"0: none, profiling costs a little CPU).")
+	flag.BoolVar(&c.operator, "operator", true, "Run the operator. False: only the references (-references), "+
+		"e.g. the floor at an N the operator was measured at before.")
 	flag.BoolVar(&c.floorLast, "floor-last", false,
 		"Run the floors after the operator instead of before (to see whether running second costs a variant time).")
 	flag.BoolVar(&c.warmUp, "warm-up", true, "With -references, run the floor once unmeasured before the variants of "+
@@ -305,10 +309,17 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		}
 		for _, run := range runs {
 			r, err := run(ctx, n)
+			var cleanUp *cleanUpError
+			if err == nil || errors.As(err, &cleanUp) {
+				// Measured, even if its clean-up failed.
+				results = append(results, r)
+			}
 			if err != nil {
+				if len(results) > 0 {
+					fmt.Println(b.tables(results))
+				}
 				return 0, err
 			}
-			results = append(results, r)
 		}
 		if cfg.out != "" && n != cfg.ns[len(cfg.ns)-1] {
 			// A long run interrupted later keeps the tables of the Ns done.
@@ -342,7 +353,10 @@ func (b *bench) withReferences(n int) bool {
 
 // variants are the measurements of n, in the order they run.
 func (b *bench) variants(n int) []func(context.Context, int) (result, error) {
-	runs := []func(context.Context, int) (result, error){b.runOperator}
+	var runs []func(context.Context, int) (result, error)
+	if b.cfg.operator {
+		runs = append(runs, b.runOperator)
+	}
 	if !b.withReferences(n) {
 		return runs
 	}
@@ -653,7 +667,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	b.stages = append(b.stages, stages.summarize(t, "floor", n, stageAvailable))
 	r.writesMean, r.writesMedian = 2, 2
 	logf("floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
-	return r, deleteNamespaces(ctx, b.c, ns)
+	return r, cleanUp(deleteNamespaces(ctx, b.c, ns))
 }
 
 func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
@@ -722,7 +736,7 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 		return r, nil
 	}
 	logf("operator N=%d: deleting the namespace", n)
-	return r, deleteNamespaces(ctx, b.c, ns)
+	return r, cleanUp(deleteNamespaces(ctx, b.c, ns))
 }
 
 func (b *bench) runSeed(ctx context.Context, n int) (result, error) {
@@ -755,7 +769,7 @@ func (b *bench) runSeed(ctx context.Context, n int) (result, error) {
 	}
 	p.stop()
 	logf("seed design N=%d: deleting the namespace", n)
-	return r, deleteNamespaces(ctx, b.c, ns)
+	return r, cleanUp(deleteNamespaces(ctx, b.c, ns))
 }
 
 // spread is where variant puts its n items (-per-namespace).

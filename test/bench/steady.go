@@ -38,9 +38,11 @@ type steadyResult struct {
 	operator, floor      latencies
 	opBacklog, flBacklog bool
 	// update is Application update → Ready with the new generation,
-	// updateDeployment the same update → the Deployment changed, and
+	// updateDeployment the same update → the Deployment changed,
+	// updateRolledOut → that Deployment rolled out (kube-controller-manager
+	// done: what is left of update is the operator's status write), and
 	// floorUpdate a Deployment update → rolled out and available.
-	update, updateDeployment, floorUpdate latencies
+	update, updateDeployment, updateRolledOut, floorUpdate latencies
 }
 
 // latencies are the p50, p90 and p99 of a set of durations.
@@ -165,7 +167,7 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 
 	var results []steadyResult
 	for _, rate := range cfg.rates {
-		r, err := b.steadyRate(ctx, rate, int(math.Ceil(rate*window.Seconds())))
+		r, err := b.steadyRate(ctx, p, rate, int(math.Ceil(rate*window.Seconds())))
 		if err != nil {
 			return results, err
 		}
@@ -178,7 +180,7 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 }
 
 // steadyRate measures one rate: n creates of each variant, then n updates.
-func (b *bench) steadyRate(ctx context.Context, rate float64, n int) (steadyResult, error) {
+func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (steadyResult, error) {
 	res := steadyResult{rate: rate, items: n}
 	opNS, flNS := fmt.Sprintf("bench-steady-op-%g", rate), fmt.Sprintf("bench-steady-floor-%g", rate)
 	for _, ns := range []string{opNS, flNS} {
@@ -214,19 +216,25 @@ func (b *bench) steadyRate(ctx context.Context, rate float64, n int) (steadyResu
 	// A spec change of every Application, at the same rate: its new image
 	// reaches the Deployment (watched on the side), which rolls out, and the
 	// Application is Ready with the new generation.
-	changed := newTracker(n)
+	changed, rolled := newTracker(n), newTracker(n)
 	wctx, stopDeployments := context.WithCancel(ctx)
 	defer stopDeployments()
 	if err := watchReady(wctx, b.c, single(opNS), &appsv1.DeploymentList{}, deploymentUpdated, changed); err != nil {
 		return res, err
 	}
+	if err := watchReady(wctx, b.c, single(opNS), &appsv1.DeploymentList{}, deploymentRolledOut, rolled); err != nil {
+		return res, err
+	}
+	before, _ := p.metrics()
 	t, err = b.openLoopPhase(ctx, rate, n, opNS, "Application spec changes", &sunappsv1.ApplicationList{},
 		func(o client.Object) bool {
 			app := o.(*sunappsv1.Application)
 			return app.Generation > 1 && app.Status.ObservedGeneration >= app.Generation &&
 				meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)
 		}, func(ctx context.Context, i int) error {
-			changed.markCreated(itemName(i), time.Now())
+			now := time.Now()
+			changed.markCreated(itemName(i), now)
+			rolled.markCreated(itemName(i), now)
 			return b.c.Patch(ctx, &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: itemName(i)}},
 				client.RawPatch(types.MergePatchType, applicationImagePatch(itemName(i))))
 		})
@@ -234,7 +242,11 @@ func (b *bench) steadyRate(ctx context.Context, rate float64, n int) (steadyResu
 	if err != nil {
 		return res, err
 	}
+	if after, merr := p.metrics(); merr == nil {
+		logf("steady %g/s: the Application controller during the spec changes: %s", rate, reconcileCounts(before, after))
+	}
 	res.update, res.updateDeployment = summarizeLatencies(t.latencies()), summarizeLatencies(changed.latencies())
+	res.updateRolledOut = summarizeLatencies(rolled.latencies())
 
 	// The floor's Deployments changed the same way.
 	t, err = b.openLoopPhase(ctx, rate, n, flNS, "floor Deployment spec changes", &appsv1.DeploymentList{},
@@ -255,6 +267,28 @@ func (b *bench) steadyRate(ctx context.Context, rate float64, n int) (steadyResu
 		}
 	}
 	return res, nil
+}
+
+// reconcileCounts tells what the Application controller did between two
+// scrapes of the operator's metrics: its reconciles by result, the items
+// its queue put back to wait (errors and RequeueAfter alike), and the
+// operator's requests refused with a conflict.
+func reconcileCounts(before, after map[string]float64) string {
+	delta := func(key string) float64 { return after[key] - before[key] }
+	var parts []string
+	for _, result := range []string{"success", "requeue_after", "requeue", "error"} {
+		parts = append(parts, fmt.Sprintf("%s %.0f", result,
+			delta(`controller_runtime_reconcile_total{controller="apps-application",result="`+result+`"}`)))
+	}
+	retries := `workqueue_retries_total{controller="apps-application",name="apps-application"}`
+	parts = append(parts, fmt.Sprintf("retries %.0f", delta(retries)))
+	conflicts := 0.0
+	for key := range after {
+		if strings.HasPrefix(key, "rest_client_requests_total{") && strings.Contains(key, `code="409"`) {
+			conflicts += delta(key)
+		}
+	}
+	return strings.Join(append(parts, fmt.Sprintf("409s %.0f", conflicts)), ", ")
 }
 
 // openLoopPhase calls do for n items at rate, open-loop, each marked
@@ -347,11 +381,12 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 			backlogMark(r.opBacklog), r.floor.String(), backlogMark(r.flBacklog), target)
 	}
 	sb.WriteString("\nSpec changes at the same rate (a new image): p50 / p90 / p99.\n\n" +
-		"| rate | Application update → Deployment updated | → Application Ready with the new generation " +
-		"| floor: Deployment update → rolled out |\n|---:|---:|---:|---:|\n")
+		"| rate | Application update → Deployment updated | → Deployment rolled out " +
+		"| → Application Ready with the new generation | floor: Deployment update → rolled out |\n" +
+		"|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s |\n", r.rate, r.updateDeployment.String(), r.update.String(),
-			r.floorUpdate.String())
+		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |\n", r.rate, r.updateDeployment.String(),
+			r.updateRolledOut.String(), r.update.String(), r.floorUpdate.String())
 	}
 	return strings.TrimSuffix(sb.String(), "\n")
 }

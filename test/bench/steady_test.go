@@ -59,7 +59,9 @@ func TestOpenLoopDoesNotWaitForSlowCalls(t *testing.T) {
 func TestRenderSteadyJudgesTheTarget(t *testing.T) {
 	l := func(p99 time.Duration) latencies { return latencies{p99 / 2, p99, p99} }
 	out := renderSteady([]steadyResult{
-		{rate: 5, items: 300, operator: l(3 * time.Second), floor: l(2500 * time.Millisecond)},
+		{rate: 5, items: 300, operator: l(3 * time.Second), floor: l(2500 * time.Millisecond),
+			updateDeployment: l(100 * time.Millisecond), updateRolledOut: l(time.Second),
+			update: l(2 * time.Second), floorUpdate: l(800 * time.Millisecond)},
 		{rate: 20, items: 1200, operator: l(5 * time.Second), floor: l(2 * time.Second)},
 		{rate: 50, items: 3000, operator: l(50 * time.Second), floor: l(40 * time.Second), flBacklog: true},
 	}, 5000, time.Minute)
@@ -67,6 +69,8 @@ func TestRenderSteadyJudgesTheTarget(t *testing.T) {
 		"| 5/s | 300 | 1500 ms / 3000 ms / 3000 ms | 1250 ms / 2500 ms / 2500 ms | met |",
 		"| 20/s | 1200 | 2500 ms / 5000 ms / 5000 ms | 1000 ms / 2000 ms / 2000 ms | **missed** by 2000 ms |",
 		"(backlog) | floor backlogged: not applicable |",
+		"| 5/s | 50 ms / 100 ms / 100 ms | 500 ms / 1000 ms / 1000 ms | 1000 ms / 2000 ms / 2000 ms | " +
+			"400 ms / 800 ms / 800 ms |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)

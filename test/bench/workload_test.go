@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestSpreadPutsPerItemsInEachNamespace(t *testing.T) {
@@ -61,5 +63,32 @@ func TestSpreadPutsPerItemsInEachNamespace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestDeletionLimitGrowsWithTheItems(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want time.Duration
+	}{
+		{0, 10 * time.Minute},
+		{5000, 10 * time.Minute},
+		{10000, 20 * time.Minute},
+	} {
+		if got := deletionLimit(tc.n); got != tc.want {
+			t.Errorf("deletionLimit(%d) = %s, want %s", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestCleanUpKeepsTheCause(t *testing.T) {
+	if cleanUp(nil) != nil {
+		t.Fatal("cleanUp(nil) is an error")
+	}
+	cause := errors.New("namespace x still exists")
+	err := cleanUp(cause)
+	var ce *cleanUpError
+	if !errors.As(err, &ce) || !errors.Is(err, cause) {
+		t.Errorf("cleanUp(%v) = %v: not a cleanUpError wrapping the cause", cause, err)
 	}
 }
