@@ -57,7 +57,8 @@ func EnqueueOwnerWhenReady[T client.Object](owner schema.GroupKind, ready func(T
 	}
 	return handler.Funcs{
 		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			if !IsControlledByKind(e.ObjectNew, owner) || isReady(e.ObjectOld) || !isReady(e.ObjectNew) {
+			// The new copy first: most updates leave a child not ready.
+			if !IsControlledByKind(e.ObjectNew, owner) || !isReady(e.ObjectNew) || isReady(e.ObjectOld) {
 				return
 			}
 			// IsControlledByKind found the controller reference.

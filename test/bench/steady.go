@@ -271,8 +271,8 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 
 // reconcileCounts tells what the Application controller did between two
 // scrapes of the operator's metrics: its reconciles by result, the items
-// its queue put back to wait (errors and RequeueAfter alike), and the
-// operator's requests refused with a conflict.
+// its queue put back to wait (errors and RequeueAfter alike), the
+// operator's requests refused with a conflict, and its writes.
 func reconcileCounts(before, after map[string]float64) string {
 	delta := func(key string) float64 { return after[key] - before[key] }
 	var parts []string
@@ -282,13 +282,21 @@ func reconcileCounts(before, after map[string]float64) string {
 	}
 	retries := `workqueue_retries_total{controller="apps-application",name="apps-application"}`
 	parts = append(parts, fmt.Sprintf("retries %.0f", delta(retries)))
-	conflicts := 0.0
+	conflicts, writes := 0.0, 0.0
 	for key := range after {
-		if strings.HasPrefix(key, "rest_client_requests_total{") && strings.Contains(key, `code="409"`) {
+		if !strings.HasPrefix(key, "rest_client_requests_total{") {
+			continue
+		}
+		if strings.Contains(key, `code="409"`) {
 			conflicts += delta(key)
 		}
+		for _, method := range []string{"POST", "PUT", "PATCH", "DELETE"} {
+			if strings.Contains(key, `method="`+method+`"`) {
+				writes += delta(key)
+			}
+		}
 	}
-	return strings.Join(append(parts, fmt.Sprintf("409s %.0f", conflicts)), ", ")
+	return strings.Join(append(parts, fmt.Sprintf("409s %.0f, writes %.0f", conflicts, writes)), ", ")
 }
 
 // openLoopPhase calls do for n items at rate, open-loop, each marked

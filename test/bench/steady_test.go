@@ -89,3 +89,27 @@ func TestSpecChangePatches(t *testing.T) {
 		t.Errorf("Application patch %s", got)
 	}
 }
+
+func TestReconcileCountsAreDeltas(t *testing.T) {
+	before := map[string]float64{
+		`controller_runtime_reconcile_total{controller="apps-application",result="success"}`:       10,
+		`workqueue_retries_total{controller="apps-application",name="apps-application"}`:           2,
+		`rest_client_requests_total{code="200",host="h",method="PATCH"}`:                           5,
+		`rest_client_requests_total{code="409",host="h",method="PATCH"}`:                           1,
+		`rest_client_requests_total{code="200",host="h",method="GET"}`:                             7,
+		`controller_runtime_reconcile_total{controller="apps-application",result="requeue_after"}`: 0,
+	}
+	after := map[string]float64{
+		`controller_runtime_reconcile_total{controller="apps-application",result="success"}`:       25,
+		`workqueue_retries_total{controller="apps-application",name="apps-application"}`:           6,
+		`rest_client_requests_total{code="200",host="h",method="PATCH"}`:                           9,
+		`rest_client_requests_total{code="409",host="h",method="PATCH"}`:                           2,
+		`rest_client_requests_total{code="200",host="h",method="GET"}`:                             30,
+		`controller_runtime_reconcile_total{controller="apps-application",result="requeue_after"}`: 4,
+		`rest_client_requests_total{code="201",host="h",method="POST"}`:                            3,
+	}
+	want := "success 15, requeue_after 4, requeue 0, error 0, retries 4, 409s 1, writes 8"
+	if got := reconcileCounts(before, after); got != want {
+		t.Errorf("reconcileCounts = %q, want %q", got, want)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
@@ -534,6 +535,62 @@ func TestDegradedFollowsTheDeployment(t *testing.T) {
 		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonDeploymentDegraded))
 		g.Expect(got.Status.Workflow.UnavailableReplicas).To(Equal(int32(1)))
 		expectInvariants(g, app)
+	}).Should(Succeed())
+}
+
+// A spec change is Ready only once rolled out: in the middle of the
+// rollout the old Pod still counts as available and the new one as
+// updated, and the Application must not say Ready (nor kstatus Current)
+// before the Deployment is Current itself.
+func TestSpecChangeIsReadyOnlyOnceRolledOut(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := minimalApp(ns, "rolling")
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	g.Eventually(func(g Gomega) { markDeploymentAvailable(g, app) }).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+	}).Should(Succeed())
+
+	got := getApp(g, app)
+	got.Spec.Deployment.Template.Spec.Containers[0].Image = "nginx:1.15.0"
+	g.Expect(k8sClient.Update(ctx, got)).To(Succeed())
+	var d *appsv1.Deployment
+	g.Eventually(func(g Gomega) {
+		d = getDeployment(g, app)
+		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("nginx:1.15.0"))
+	}).Should(Succeed())
+	// The Deployment controller's status with the new Pod made, not yet
+	// ready, and the old one still serving.
+	d.Status = appsv1.DeploymentStatus{
+		ObservedGeneration: d.Generation, Replicas: 2, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
+		UnavailableReplicas: 1,
+		Conditions: []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable",
+				Message: "Deployment has minimum availability."},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "ReplicaSetUpdated",
+				Message: `ReplicaSet "rolling-2" is progressing.`},
+		},
+	}
+	g.Expect(k8sClient.Status().Update(ctx, d)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app)
+		g.Expect(got.Status.Workflow.Replicas).To(Equal(int32(2)), "the mid-rollout status was read")
+		c := readyCond(g, app)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonRollingOut))
+		g.Expect(c.ObservedGeneration).To(Equal(got.Generation))
+		got.SetGroupVersionKind(sunappsv1.GroupVersion.WithKind("Application"))
+		g.Expect(kstatusOf(g, got)).To(Equal(kstatus.InProgressStatus))
+	}).Should(Succeed())
+
+	g.Eventually(func(g Gomega) { markDeploymentAvailable(g, app) }).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := getApp(g, app)
+		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+		got.SetGroupVersionKind(sunappsv1.GroupVersion.WithKind("Application"))
+		g.Expect(kstatusOf(g, got)).To(Equal(kstatus.CurrentStatus))
 	}).Should(Succeed())
 }
 

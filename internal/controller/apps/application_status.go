@@ -9,6 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	controllers "sunstrider.cn/operator/internal/controller"
@@ -163,21 +167,51 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 	if msg, degraded := deploymentDegraded(d); degraded {
 		return notReady(sunappsv1.ReasonDeploymentDegraded, msg)
 	}
-	replicas := int32(1)
-	if d.Spec.Replicas != nil {
-		replicas = *d.Spec.Replicas
-	}
-	if d.Status.ObservedGeneration < d.Generation || d.Status.UpdatedReplicas < replicas {
-		return notReady(sunappsv1.ReasonRollingOut, fmt.Sprintf(
-			"The Deployment is rolling out: %d of %d Pods updated", d.Status.UpdatedReplicas, replicas))
-	}
-	if c := deploymentCondition(d, appsv1.DeploymentAvailable); c == nil || c.Status != corev1.ConditionTrue ||
-		d.Status.AvailableReplicas < replicas {
+	replicas := ptr.Deref(d.Spec.Replicas, 1)
+	rollout := deploymentRollout(d)
+	switch {
+	case rollout.Status == kstatus.CurrentStatus:
+		return metav1.Condition{Type: sunappsv1.ConditionReady, Status: metav1.ConditionTrue, Reason: sunappsv1.ReasonReady,
+			Message: fmt.Sprintf("%d of %d Pods available", d.Status.AvailableReplicas, replicas)}
+	case rolloutWaitsOnPods(rollout):
 		return notReady(sunappsv1.ReasonDeploymentUnavailable, fmt.Sprintf(
-			"%d of %d Pods available", d.Status.AvailableReplicas, replicas))
+			"%d of %d Pods available, %d ready", d.Status.AvailableReplicas, replicas, d.Status.ReadyReplicas))
 	}
-	return metav1.Condition{Type: sunappsv1.ConditionReady, Status: metav1.ConditionTrue,
-		Reason: sunappsv1.ReasonReady, Message: fmt.Sprintf("%d of %d Pods available", d.Status.AvailableReplicas, replicas)}
+	return notReady(sunappsv1.ReasonRollingOut, fmt.Sprintf("The Deployment is rolling out: %d of %d Pods updated (%s)",
+		d.Status.UpdatedReplicas, replicas, rollout.Message))
+}
+
+// deploymentRollout is the Deployment's kstatus, what Flux's and Argo CD's
+// health checks and `kubectl rollout status` agree on: Current once its
+// controller has seen the latest generation and every Pod is updated,
+// ready and available, with no old Pod left. An Application is Ready no
+// sooner: in the middle of a rollout the old Pod still counts as
+// available, and updatedReplicas counts the new Pod before it is ready.
+func deploymentRollout(d *appsv1.Deployment) *kstatus.Result {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+	if err != nil {
+		return &kstatus.Result{Status: kstatus.UnknownStatus, Message: err.Error()}
+	}
+	obj := &unstructured.Unstructured{Object: u}
+	// Objects from the cache carry no kind, which kstatus's rules go by.
+	obj.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
+	res, err := kstatus.Compute(obj)
+	if err != nil {
+		return &kstatus.Result{Status: kstatus.UnknownStatus, Message: err.Error()}
+	}
+	return res
+}
+
+// rolloutWaitsOnPods tells whether a Deployment that is not Current has
+// every Pod updated and waits only for them to become ready or available.
+func rolloutWaitsOnPods(res *kstatus.Result) bool {
+	for _, c := range res.Conditions {
+		switch c.Reason {
+		case "LessReady", "LessAvailable", "DeploymentNotAvailable":
+			return true
+		}
+	}
+	return false
 }
 
 // deploymentReady tells whether d, rolled out and available, makes its

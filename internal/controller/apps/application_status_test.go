@@ -25,11 +25,12 @@ func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
 	return res.Status
 }
 
-// deployment is a two-replica Deployment at generation 2 with the given status.
+// deployment is a two-replica Deployment at generation 2 with the given
+// status, its progress deadline defaulted as the API server does.
 func deployment(status appsv1.DeploymentStatus) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Generation: 2},
-		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To[int32](2)},
+		Spec:       appsv1.DeploymentSpec{Replicas: ptr.To[int32](2), ProgressDeadlineSeconds: ptr.To[int32](600)},
 		Status:     status,
 	}
 }
@@ -47,8 +48,8 @@ var (
 )
 
 func TestComputeStatusConditions(t *testing.T) {
-	healthy := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
-		Conditions: []appsv1.DeploymentCondition{available, progressed}}
+	healthy := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
+		AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}}
 	tests := []struct {
 		name            string
 		obs             observation
@@ -86,8 +87,14 @@ func TestComputeStatusConditions(t *testing.T) {
 			wantReady: "False", wantReason: sunappsv1.ReasonRollingOut,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
 			wantKStatus: kstatus.InProgressStatus},
-		{name: "unavailable", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, UpdatedReplicas: 2, AvailableReplicas: 1,
-			Conditions: []appsv1.DeploymentCondition{unavailable, progressed}})},
+		{name: "the new Pods updated, the old one still serving", obs: observation{deployment: deployment(appsv1.DeploymentStatus{
+			ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
+			Conditions: []appsv1.DeploymentCondition{available, cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated")}})},
+			wantReady: "False", wantReason: sunappsv1.ReasonRollingOut,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.InProgressStatus},
+		{name: "unavailable", obs: observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2,
+			UpdatedReplicas: 2, ReadyReplicas: 1, AvailableReplicas: 1, Conditions: []appsv1.DeploymentCondition{unavailable, progressed}})},
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentUnavailable,
 			wantAvailable: "False", wantProgressing: "True", wantDegraded: "False",
 			wantKStatus: kstatus.InProgressStatus},
@@ -166,7 +173,7 @@ func TestComputeStatusProgressConditionsFollowReady(t *testing.T) {
 	g.Expect(meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReconciling)).To(BeTrue())
 
 	app.Status = computeStatus(app, &observation{deployment: deployment(appsv1.DeploymentStatus{
-		ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
+		ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2,
 		Conditions: []appsv1.DeploymentCondition{available, progressed}})})
 	g.Expect(meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionReconciling)).To(BeNil())
 	g.Expect(meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionStalled)).To(BeNil())
@@ -218,10 +225,11 @@ func TestChangedStatusParts(t *testing.T) {
 }
 
 // deploymentReady, which queues a Deployment's readiness first, must agree
-// with readyCondition about when the Deployment makes its Application Ready.
-func TestDeploymentReadyAgreesWithReadyCondition(t *testing.T) {
-	healthy := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2,
-		Conditions: []appsv1.DeploymentCondition{available, progressed}}
+// with readyCondition about when the Deployment makes its Application Ready,
+// and both with kstatus about when the Deployment is rolled out.
+func TestDeploymentReadyAgreesWithReadyConditionAndKStatus(t *testing.T) {
+	healthy := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
+		AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}}
 	with := func(change func(*appsv1.DeploymentStatus)) appsv1.DeploymentStatus {
 		s := *healthy.DeepCopy()
 		change(&s)
@@ -231,28 +239,66 @@ func TestDeploymentReadyAgreesWithReadyCondition(t *testing.T) {
 		name   string
 		status appsv1.DeploymentStatus
 		want   bool
+		// stricter: not ready although kstatus calls the Deployment
+		// Current, which does not read ReplicaFailure.
+		stricter bool
 	}{
-		{"rolled out and available", healthy, true},
-		{"generation not observed", with(func(s *appsv1.DeploymentStatus) { s.ObservedGeneration = 1 }), false},
-		{"a Pod not updated", with(func(s *appsv1.DeploymentStatus) { s.UpdatedReplicas = 1 }), false},
-		{"a Pod not available", with(func(s *appsv1.DeploymentStatus) { s.AvailableReplicas = 1 }), false},
+		{"rolled out and available", healthy, true, false},
+		{"generation not observed", with(func(s *appsv1.DeploymentStatus) { s.ObservedGeneration = 1 }), false, false},
+		{"a Pod not updated", with(func(s *appsv1.DeploymentStatus) { s.UpdatedReplicas = 1 }), false, false},
+		{"a Pod not available", with(func(s *appsv1.DeploymentStatus) { s.AvailableReplicas = 1 }), false, false},
+		{"a Pod not ready", with(func(s *appsv1.DeploymentStatus) { s.ReadyReplicas = 1 }), false, false},
+		// In the middle of a rollout: the new Pods made, the old one still
+		// counted available: the Application was Ready here before it went by
+		// the Deployment's kstatus.
+		{"an old Pod left", with(func(s *appsv1.DeploymentStatus) {
+			s.Replicas = 3
+			s.Conditions = []appsv1.DeploymentCondition{available,
+				cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated")}
+		}), false, false},
+		{"the new Pod updated but not available, the old one is", with(func(s *appsv1.DeploymentStatus) {
+			s.Replicas, s.UpdatedReplicas, s.ReadyReplicas, s.AvailableReplicas = 3, 1, 2, 2
+		}), false, false},
+		{"the rollout not reported complete", with(func(s *appsv1.DeploymentStatus) {
+			s.Conditions = []appsv1.DeploymentCondition{available,
+				cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated")}
+		}), false, false},
 		{"Available False", with(func(s *appsv1.DeploymentStatus) {
 			s.Conditions = []appsv1.DeploymentCondition{unavailable, progressed}
-		}), false},
-		{"no conditions yet", with(func(s *appsv1.DeploymentStatus) { s.Conditions = nil }), false},
+		}), false, false},
+		{"no conditions yet", with(func(s *appsv1.DeploymentStatus) { s.Conditions = nil }), false, false},
 		{"progress deadline exceeded", with(func(s *appsv1.DeploymentStatus) {
 			s.Conditions = []appsv1.DeploymentCondition{available, deadline}
-		}), false},
+		}), false, false},
 		{"a ReplicaSet failure", with(func(s *appsv1.DeploymentStatus) {
 			s.Conditions = append(s.Conditions, quotaFail)
-		}), false},
+		}), false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := deployment(c.status)
+			d := deployment(c.status) // no kind, as from the cache
 			ready := readyCondition(nil, &observation{deployment: d})
 			if got := deploymentReady(d); got != c.want || got != (ready.Status == metav1.ConditionTrue) {
 				t.Errorf("deploymentReady = %v, want %v; readyCondition says %s (%s)", got, c.want, ready.Status, ready.Reason)
 			}
+			typed := d.DeepCopy()
+			typed.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
+			if current := kstatusOf(NewWithT(t), typed) == kstatus.CurrentStatus; current != (c.want || c.stricter) {
+				t.Errorf("kstatus says Current %v for the Deployment, want %v", current, c.want)
+			}
 		})
+	}
+}
+
+// BenchmarkDeploymentReady is what deciding a Deployment's readiness by
+// kstatus costs (twice per Deployment update event, once per reconcile).
+func BenchmarkDeploymentReady(b *testing.B) {
+	d := deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
+		AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}})
+	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "web", Image: "nginx:1.27",
+		Ports: []corev1.ContainerPort{{ContainerPort: 80}}}}
+	for b.Loop() {
+		if !deploymentReady(d) {
+			b.Fatal("not ready")
+		}
 	}
 }
