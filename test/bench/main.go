@@ -1003,6 +1003,9 @@ func dur(d time.Duration) string {
 	if d >= 10*time.Second {
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
+	if d > 0 && d < time.Millisecond {
+		return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+	}
 	return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
 }
 

@@ -64,11 +64,13 @@ func TestRenderSteadyJudgesTheTarget(t *testing.T) {
 			update: l(2 * time.Second), floorUpdate: l(800 * time.Millisecond)},
 		{rate: 20, items: 1200, operator: l(5 * time.Second), floor: l(2 * time.Second)},
 		{rate: 50, items: 3000, operator: l(50 * time.Second), floor: l(40 * time.Second), flBacklog: true},
+		{rate: 7, items: 420, operator: l(1195*time.Millisecond + 300*time.Microsecond), floor: l(195 * time.Millisecond)},
 	}, 5000, time.Minute)
 	for _, want := range []string{
 		"| 5/s | 300 | 1500 ms / 3000 ms / 3000 ms | 1250 ms / 2500 ms / 2500 ms | met |",
 		"| 20/s | 1200 | 2500 ms / 5000 ms / 5000 ms | 1000 ms / 2000 ms / 2000 ms | **missed** by 2000 ms |",
 		"(backlog) | floor backlogged: not applicable |",
+		"| 98 ms / 195 ms / 195 ms | **missed** by 0.30 ms |",
 		"| 5/s | 50 ms / 100 ms / 100 ms | 500 ms / 1000 ms / 1000 ms | 1000 ms / 2000 ms / 2000 ms | " +
 			"400 ms / 800 ms / 800 ms |",
 	} {
