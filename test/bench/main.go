@@ -741,6 +741,11 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 
 func (b *bench) runSeed(ctx context.Context, n int) (result, error) {
 	ns := b.spread("bench-seed", n)
+	// The CRD, when no variant before installed it (-operator=false
+	// -app-floor=false), without the operator's webhooks.
+	if err := b.installOperatorConfig(ctx); err != nil {
+		return result{}, err
+	}
 	if err := b.removeWebhooks(ctx); err != nil {
 		return result{}, err
 	}
