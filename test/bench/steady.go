@@ -43,6 +43,9 @@ type steadyResult struct {
 	// done: what is left of update is the operator's status write), and
 	// floorUpdate a Deployment update → rolled out and available.
 	update, updateDeployment, updateRolledOut, floorUpdate latencies
+	// stages are where the operator's and the floor's creates at this rate
+	// spent their time (stages.go): which stage holds the tail.
+	stages []stageSummary
 }
 
 // latencies are the p50, p90 and p99 of a set of durations.
@@ -191,14 +194,28 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 	b.settle(ctx, fmt.Sprintf("steady %g/s", rate), n)
 
 	// Applications at the rate.
+	stages := newStageRecorder()
+	sctx, stopStages := context.WithCancel(ctx)
+	defer stopStages()
+	if err := stages.watch(sctx, b.c, single(opNS), true); err != nil {
+		return res, err
+	}
 	t, err := b.openLoopPhase(ctx, rate, n, opNS, "Applications", &sunappsv1.ApplicationList{}, applicationReady(true),
 		func(ctx context.Context, i int) error { return b.c.Create(ctx, newApplication(opNS, itemName(i))) })
+	stopStages()
 	if err != nil {
 		return res, err
 	}
 	res.operator, res.opBacklog = summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(n))
+	res.stages = append(res.stages, stages.summarize(t, fmt.Sprintf("operator at %g/s", rate), n, stageReady))
 
 	// The floor's Deployments and Services at the same rate.
+	stages = newStageRecorder()
+	sctx, stopStages = context.WithCancel(ctx)
+	defer stopStages()
+	if err := stages.watch(sctx, b.c, single(flNS), false); err != nil {
+		return res, err
+	}
 	t, err = b.openLoopPhase(ctx, rate, n, flNS, "floor Deployments and Services", &appsv1.DeploymentList{},
 		deploymentAvailable, func(ctx context.Context, i int) error {
 			for _, obj := range floorObjects(flNS, itemName(i)) {
@@ -208,10 +225,12 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 			}
 			return nil
 		})
+	stopStages()
 	if err != nil {
 		return res, err
 	}
 	res.floor, res.flBacklog = summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(n))
+	res.stages = append(res.stages, stages.summarize(t, fmt.Sprintf("floor at %g/s", rate), n, stageAvailable))
 
 	// A spec change of every Application, at the same rate: its new image
 	// reaches the Deployment (watched on the side), which rolls out, and the
@@ -395,6 +414,13 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	for _, r := range results {
 		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |\n", r.rate, r.updateDeployment.String(),
 			r.updateRolledOut.String(), r.update.String(), r.floorUpdate.String())
+	}
+	var stages []stageSummary
+	for _, r := range results {
+		stages = append(stages, r.stages...)
+	}
+	if st := renderStages(stages); st != "" {
+		sb.WriteString("\n" + st + "\n")
 	}
 	return strings.TrimSuffix(sb.String(), "\n")
 }

@@ -80,6 +80,23 @@ func TestRenderSteadyJudgesTheTarget(t *testing.T) {
 	}
 }
 
+func TestRenderSteadyShowsWhereCreatesWent(t *testing.T) {
+	op := stageSummary{variant: "operator at 5/s", n: 300}
+	op.seen[stageReady] = 300
+	op.step[stageReady].p50, op.step[stageReady].p99, op.step[stageReady].since =
+		60*time.Millisecond, 900*time.Millisecond, 150*time.Millisecond
+	fl := stageSummary{variant: "floor at 5/s", n: 300}
+	out := renderSteady([]steadyResult{{rate: 5, items: 300, stages: []stageSummary{op, fl}}}, 5000, time.Minute)
+	for _, want := range []string{
+		"| stage | operator at 5/s N=300 | floor at 5/s N=300 |",
+		"| Application Ready written (the controller's reconcile of the Deployment's status) | 60 ms / 900 ms (150 ms) | - |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestSpecChangePatches(t *testing.T) {
 	if got, want := string(deploymentImagePatch()),
 		`{"spec":{"template":{"spec":{"containers":[{"image":"`+updatedImage+`","name":"nginx"}]}}}}`; got != want {
