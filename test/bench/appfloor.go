@@ -30,10 +30,7 @@ const appFloorVariant = "Application floor (plain client)"
 // operator's ratio to it is what the operator adds over the API's own cost.
 func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	ns := b.spread("bench-appfloor", n)
-	if err := b.installOperatorConfig(ctx); err != nil { // the CRD
-		return result{}, err
-	}
-	if err := b.removeWebhooks(ctx); err != nil {
+	if err := b.installWithoutWebhooks(ctx); err != nil {
 		return result{}, err
 	}
 	if err := createNamespaces(ctx, b.c, ns); err != nil {

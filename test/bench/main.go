@@ -528,9 +528,13 @@ func withCABundle(rendered, ca []byte) ([]byte, error) {
 	return json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 }
 
-// removeWebhooks deletes the operator's webhook configurations: the seed
-// design has none, and the operator is not running to answer them.
-func (b *bench) removeWebhooks(ctx context.Context) error {
+// installWithoutWebhooks installs the CRDs (installOperatorConfig), then
+// deletes the operator's webhook configurations: the references have none,
+// and the operator is not running to answer them.
+func (b *bench) installWithoutWebhooks(ctx context.Context) error {
+	if err := b.installOperatorConfig(ctx); err != nil {
+		return err
+	}
 	for _, obj := range []client.Object{
 		&admissionregistrationv1.MutatingWebhookConfiguration{
 			ObjectMeta: metav1.ObjectMeta{Name: "sunstrider-operator-mutating-webhook-configuration"}},
@@ -741,12 +745,7 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 
 func (b *bench) runSeed(ctx context.Context, n int) (result, error) {
 	ns := b.spread("bench-seed", n)
-	// The CRD, when no variant before installed it (-operator=false
-	// -app-floor=false), without the operator's webhooks.
-	if err := b.installOperatorConfig(ctx); err != nil {
-		return result{}, err
-	}
-	if err := b.removeWebhooks(ctx); err != nil {
+	if err := b.installWithoutWebhooks(ctx); err != nil {
 		return result{}, err
 	}
 	if err := createNamespaces(ctx, b.c, ns); err != nil {

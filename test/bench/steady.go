@@ -195,14 +195,8 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 
 	// Applications at the rate.
 	stages := newStageRecorder()
-	sctx, stopStages := context.WithCancel(ctx)
-	defer stopStages()
-	if err := stages.watch(sctx, b.c, single(opNS), true); err != nil {
-		return res, err
-	}
 	t, err := b.openLoopPhase(ctx, rate, n, opNS, "Applications", &sunappsv1.ApplicationList{}, applicationReady(true),
-		func(ctx context.Context, i int) error { return b.c.Create(ctx, newApplication(opNS, itemName(i))) })
-	stopStages()
+		stages, func(ctx context.Context, i int) error { return b.c.Create(ctx, newApplication(opNS, itemName(i))) })
 	if err != nil {
 		return res, err
 	}
@@ -211,13 +205,8 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 
 	// The floor's Deployments and Services at the same rate.
 	stages = newStageRecorder()
-	sctx, stopStages = context.WithCancel(ctx)
-	defer stopStages()
-	if err := stages.watch(sctx, b.c, single(flNS), false); err != nil {
-		return res, err
-	}
 	t, err = b.openLoopPhase(ctx, rate, n, flNS, "floor Deployments and Services", &appsv1.DeploymentList{},
-		deploymentAvailable, func(ctx context.Context, i int) error {
+		deploymentAvailable, stages, func(ctx context.Context, i int) error {
 			for _, obj := range floorObjects(flNS, itemName(i)) {
 				if err := b.c.Create(ctx, obj); err != nil {
 					return err
@@ -225,7 +214,6 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 			}
 			return nil
 		})
-	stopStages()
 	if err != nil {
 		return res, err
 	}
@@ -250,7 +238,7 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 			app := o.(*sunappsv1.Application)
 			return app.Generation > 1 && app.Status.ObservedGeneration >= app.Generation &&
 				meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)
-		}, func(ctx context.Context, i int) error {
+		}, nil, func(ctx context.Context, i int) error {
 			now := time.Now()
 			changed.markCreated(itemName(i), now)
 			rolled.markCreated(itemName(i), now)
@@ -269,7 +257,7 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 
 	// The floor's Deployments changed the same way.
 	t, err = b.openLoopPhase(ctx, rate, n, flNS, "floor Deployment spec changes", &appsv1.DeploymentList{},
-		deploymentRolledOut, func(ctx context.Context, i int) error {
+		deploymentRolledOut, nil, func(ctx context.Context, i int) error {
 			return b.c.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: flNS, Name: itemName(i)}},
 				client.RawPatch(types.StrategicMergePatchType, deploymentImagePatch()))
 		})
@@ -320,15 +308,23 @@ func reconcileCounts(before, after map[string]float64) string {
 
 // openLoopPhase calls do for n items at rate, open-loop, each marked
 // created just before its request, and waits until a watch of list in ns
-// shows every item ready; it returns the tracker of the phase.
+// shows every item ready; it returns the tracker of the phase. When stages
+// is set it records, for the phase's duration, each item's stages in ns
+// (its Applications' too when list holds Applications).
 func (b *bench) openLoopPhase(ctx context.Context, rate float64, n int, ns, what string, list client.ObjectList,
-	ready func(client.Object) bool, do func(ctx context.Context, i int) error) (*tracker, error) {
+	ready func(client.Object) bool, stages *stageRecorder, do func(ctx context.Context, i int) error) (*tracker, error) {
 	logf("steady %g/s: %d %s, open-loop", rate, n, what)
 	t := newTracker(n)
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	if err := watchReady(wctx, b.c, single(ns), list, ready, t); err != nil {
 		return nil, err
+	}
+	if stages != nil {
+		_, apps := list.(*sunappsv1.ApplicationList)
+		if err := stages.watch(wctx, b.c, single(ns), apps); err != nil {
+			return nil, err
+		}
 	}
 	if err := openLoop(ctx, rate, n, func(ctx context.Context, i int) error {
 		t.markCreated(itemName(i), time.Now())
