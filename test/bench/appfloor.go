@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -43,44 +44,15 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	if err := watchReady(wctx, b.c, ns, &sunappsv1.ApplicationList{}, applicationReady(true), t); err != nil {
 		return result{}, err
 	}
-	var clusterIPs sync.Map // Application name → its Service's clusterIP
-	available := make(chan *appsv1.Deployment, n)
-	var seen sync.Map
-	onDeployment := func(o client.Object) bool {
-		d := o.(*appsv1.Deployment)
-		if deploymentAvailable(d) {
-			if _, dup := seen.LoadOrStore(d.Name, true); !dup {
-				available <- d.DeepCopy()
-			}
-		}
-		return false
-	}
-	if err := watchReady(wctx, b.c, ns, &appsv1.DeploymentList{}, onDeployment, newTracker(n)); err != nil {
+	f, stopFloor, err := startAppFloor(wctx, b.c, ns, n)
+	if err != nil {
 		return result{}, err
 	}
+	defer stopFloor()
 	stages := newStageRecorder()
 	if err := stages.watch(wctx, b.c, ns, true); err != nil {
 		return result{}, err
 	}
-	// The status writers; the first failure stops the run (pctx).
-	pctx, fail := context.WithCancelCause(wctx)
-	var patchers sync.WaitGroup
-	for range createWorkers {
-		patchers.Go(func() {
-			for {
-				select {
-				case <-pctx.Done():
-					return
-				case d := <-available:
-					ip, _ := clusterIPs.Load(d.Name)
-					if err := patchAppFloorStatus(pctx, b.c, d, ip.(string)); err != nil {
-						fail(fmt.Errorf("writing the status of %s: %w", d.Name, err))
-					}
-				}
-			}
-		})
-	}
-	defer func() { fail(nil); patchers.Wait() }()
 
 	b.settle(ctx, "Application floor", n)
 	span, err := startCPUSpan(ctx, b.apiserver)
@@ -88,31 +60,12 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 	if err := createAll(ctx, n, t, func(ctx context.Context, i int) error {
-		app := newApplication(ns.of(i), itemName(i))
-		if err := b.c.Create(ctx, app); err != nil {
-			return err
-		}
-		owner := metav1.NewControllerRef(app, sunappsv1.GroupVersion.WithKind("Application"))
-		// The Service first: its clusterIP is known before the Deployment
-		// can become available.
-		for _, obj := range slices.Backward(floorObjects(ns.of(i), app.Name)) {
-			obj.SetOwnerReferences([]metav1.OwnerReference{*owner})
-			if err := b.c.Create(ctx, obj); err != nil {
-				return err
-			}
-			if svc, ok := obj.(*corev1.Service); ok {
-				clusterIPs.Store(app.Name, svc.Spec.ClusterIP)
-			}
-		}
-		return nil
+		return f.create(ctx, ns.of(i), itemName(i))
 	}); err != nil {
 		return result{}, err
 	}
-	if err := waitConverged(pctx, t, b.cfg.timeout, "Application floor"); err != nil {
-		if cause := context.Cause(pctx); cause != nil && ctx.Err() == nil {
-			err = cause
-		}
-		return result{}, err
+	if err := waitConverged(f.ctx, t, b.cfg.timeout, "Application floor"); err != nil {
+		return result{}, f.failure(ctx, err)
 	}
 	r := na()
 	if err := span.end(ctx, &r); err != nil {
@@ -124,6 +77,90 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	r.writesMean, r.writesMedian = 4, 4
 	logf("Application floor N=%d converged in %s; deleting the namespace", n, r.converge.Round(time.Millisecond))
 	return r, cleanUp(deleteNamespaces(ctx, b.c, ns))
+}
+
+// appFloor is the Application floor's plain client: create makes an
+// Application and its children, and a watch of the Deployments in its
+// namespaces writes each Application's status once when its Deployment is
+// available (patchAppFloorStatus). The burst (runAppFloor) and the steady
+// rate (steadyAppFloor) share it.
+type appFloor struct {
+	c client.Client
+	// ctx ends with the first status write that fails (its cause), or
+	// when the floor is stopped.
+	ctx        context.Context
+	clusterIPs sync.Map // Application name → its Service's clusterIP
+}
+
+// startAppFloor starts the Application floor's status writers for up to n
+// Applications in ns; stop ends them.
+func startAppFloor(ctx context.Context, c client.WithWatch, ns spread, n int) (f *appFloor, stop func(), err error) {
+	wctx, cancel := context.WithCancel(ctx)
+	available := make(chan *appsv1.Deployment, n)
+	var seen sync.Map
+	onDeployment := func(o client.Object) bool {
+		d := o.(*appsv1.Deployment)
+		if deploymentAvailable(d) {
+			if _, dup := seen.LoadOrStore(d.Namespace+"/"+d.Name, true); !dup {
+				available <- d.DeepCopy()
+			}
+		}
+		return false
+	}
+	if err := watchReady(wctx, c, ns, &appsv1.DeploymentList{}, onDeployment, newTracker(n)); err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	pctx, fail := context.WithCancelCause(wctx)
+	f = &appFloor{c: c, ctx: pctx}
+	var patchers sync.WaitGroup
+	for range createWorkers {
+		patchers.Go(func() {
+			for {
+				select {
+				case <-pctx.Done():
+					return
+				case d := <-available:
+					ip, _ := f.clusterIPs.Load(d.Namespace + "/" + d.Name)
+					if err := patchAppFloorStatus(pctx, c, d, ip.(string)); err != nil {
+						fail(fmt.Errorf("writing the status of %s: %w", d.Name, err))
+					}
+				}
+			}
+		})
+	}
+	return f, func() { fail(nil); patchers.Wait(); cancel() }, nil
+}
+
+// create makes the Application name in ns, then its Service and Deployment
+// with a controller reference to it.
+func (f *appFloor) create(ctx context.Context, ns, name string) error {
+	app := newApplication(ns, name)
+	if err := f.c.Create(ctx, app); err != nil {
+		return err
+	}
+	owner := metav1.NewControllerRef(app, sunappsv1.GroupVersion.WithKind("Application"))
+	// The Service first: its clusterIP is known before the Deployment can
+	// become available.
+	for _, obj := range slices.Backward(floorObjects(ns, name)) {
+		obj.SetOwnerReferences([]metav1.OwnerReference{*owner})
+		if err := f.c.Create(ctx, obj); err != nil {
+			return err
+		}
+		if svc, ok := obj.(*corev1.Service); ok {
+			f.clusterIPs.Store(ns+"/"+name, svc.Spec.ClusterIP)
+		}
+	}
+	return nil
+}
+
+// failure is err, or the failed status write that ended f.ctx, unless the
+// caller's ctx ended first.
+func (f *appFloor) failure(ctx context.Context, err error) error {
+	if cause := context.Cause(f.ctx); cause != nil && ctx.Err() == nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	return err
 }
 
 // patchAppFloorStatus writes the status the operator would write for the

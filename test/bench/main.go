@@ -177,7 +177,8 @@ func parseFlags() *config {
 	flag.BoolVar(&c.warmUp, "warm-up", true, "With -references, run the floor once unmeasured before the variants of "+
 		"each N, so that none of them runs on a cluster fresher than the others'.")
 	flag.BoolVar(&c.appFloor, "app-floor", true, "With -references, also run the Application floor: "+
-		"the Application API's own writes by a plain client, no controller.")
+		"the Application API's own writes by a plain client, no controller (in the steady-rate mode: at each rate, "+
+		"after the operator).")
 	var rates string
 	flag.IntVar(&c.referencesMax, "references-max", 0, "With -references, run the floors and the seed design only "+
 		"at N up to this (0: at every N); the operator runs at every N.")

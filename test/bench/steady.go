@@ -26,7 +26,9 @@ import (
 // floor's Deployments and Services at the same rate, and reports the
 // create→Ready latencies of both side by side; then it changes the spec of
 // every object it created, at the same rate, and reports how long the
-// change takes to reach the Deployment and Ready.
+// change takes to reach the Deployment and Ready. Last (-app-floor), with
+// the operator stopped, the Application floor's creates at each rate: the
+// Application API's own cost, which no controller of it can go below.
 
 // updatedImage is what the steady-rate mode's spec change sets.
 const updatedImage = "nginx:1.15.0"
@@ -37,6 +39,11 @@ type steadyResult struct {
 	items                int
 	operator, floor      latencies
 	opBacklog, flBacklog bool
+	// appFloor is the Application floor's create→Ready at the same rate
+	// (appfloor.go: the Application API's own writes, no controller), run
+	// after the operator is stopped; hasAppFloor tells it ran.
+	appFloor               latencies
+	afBacklog, hasAppFloor bool
 	// update is Application update → Ready with the new generation,
 	// updateDeployment the same update → the Deployment changed,
 	// updateRolledOut → that Deployment rolled out (kube-controller-manager
@@ -179,7 +186,48 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 	if w, err := p.writes(); err == nil {
 		logf("steady: the operator made %d writes in all", w)
 	}
+	if !cfg.references || !cfg.appFloor {
+		return results, nil
+	}
+	// The Application floor at each rate, on the same cluster (the base
+	// stays), with no controller: what any controller of the Application
+	// API cannot go below.
+	p.stop()
+	if err := b.installWithoutWebhooks(ctx); err != nil {
+		return results, err
+	}
+	for i := range results {
+		if err := b.steadyAppFloor(ctx, &results[i]); err != nil {
+			return results, err
+		}
+	}
 	return results, nil
+}
+
+// steadyAppFloor measures the Application floor at r's rate: r.items
+// Applications created open-loop by its plain client, each with its
+// children, and its status written when its Deployment is available.
+func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult) error {
+	ns := fmt.Sprintf("bench-steady-appfloor-%g", r.rate)
+	if err := createNamespace(ctx, b.c, ns); err != nil {
+		return err
+	}
+	b.settle(ctx, fmt.Sprintf("steady %g/s Application floor", r.rate), r.items)
+	f, stop, err := startAppFloor(ctx, b.c, single(ns), r.items)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	stages := newStageRecorder()
+	t, err := b.openLoopPhase(f.ctx, r.rate, r.items, ns, "Application floor Applications", &sunappsv1.ApplicationList{},
+		applicationReady(true), stages, func(ctx context.Context, i int) error { return f.create(ctx, ns, itemName(i)) })
+	if err != nil {
+		return f.failure(ctx, err)
+	}
+	r.appFloor, r.afBacklog, r.hasAppFloor = summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(r.items)), true
+	r.stages = append(r.stages, stages.summarize(t, fmt.Sprintf("Application floor at %g/s", r.rate), r.items, stageReady))
+	logf("steady %g/s: create→Ready p99 Application floor %s", r.rate, dur(r.appFloor.p99))
+	return deleteNamespace(ctx, b.c, ns)
 }
 
 // steadyRate measures one rate: n creates of each variant, then n updates.
@@ -389,9 +437,16 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	fmt.Fprintf(&sb, "Steady rate: open-loop creates for %s on a cluster holding %d converged Applications; "+
 		"create→Ready p50 / p90 / p99 (the floor: its Deployment available). \"backlog\": latency grew over the "+
 		"window (the rate is above what it sustains).\n\n", window, base)
-	sb.WriteString("| rate | items | operator p50 / p90 / p99 | floor p50 / p90 / p99 " +
-		"| operator p99 ≤ floor p99 + 1 s |\n" +
-		"|---:|---:|---:|---:|---|\n")
+	appFloor := slices.ContainsFunc(results, func(r steadyResult) bool { return r.hasAppFloor })
+	sb.WriteString("| rate | items | operator p50 / p90 / p99 | floor p50 / p90 / p99 ")
+	if appFloor {
+		sb.WriteString("| Application floor p50 / p90 / p99 ")
+	}
+	sb.WriteString("| operator p99 ≤ floor p99 + 1 s |\n|---:|---:|---:|---:|")
+	if appFloor {
+		sb.WriteString("---:|")
+	}
+	sb.WriteString("---|\n")
 	for _, r := range results {
 		target := "met"
 		switch {
@@ -400,8 +455,15 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 		case r.operator.p99 > r.floor.p99+time.Second:
 			target = fmt.Sprintf("**missed** by %s", dur(r.operator.p99-r.floor.p99-time.Second))
 		}
-		fmt.Fprintf(&sb, "| %g/s | %d | %s%s | %s%s | %s |\n", r.rate, r.items, r.operator.String(),
-			backlogMark(r.opBacklog), r.floor.String(), backlogMark(r.flBacklog), target)
+		fmt.Fprintf(&sb, "| %g/s | %d | %s%s | %s%s | ", r.rate, r.items, r.operator.String(),
+			backlogMark(r.opBacklog), r.floor.String(), backlogMark(r.flBacklog))
+		switch {
+		case r.hasAppFloor:
+			fmt.Fprintf(&sb, "%s%s | ", r.appFloor.String(), backlogMark(r.afBacklog))
+		case appFloor:
+			sb.WriteString("- | ")
+		}
+		fmt.Fprintf(&sb, "%s |\n", target)
 	}
 	sb.WriteString("\nSpec changes at the same rate (a new image): p50 / p90 / p99.\n\n" +
 		"| rate | Application update → Deployment updated | → Deployment rolled out " +

@@ -80,6 +80,32 @@ func TestRenderSteadyJudgesTheTarget(t *testing.T) {
 	}
 }
 
+func TestRenderSteadyAddsTheApplicationFloorWhenItRan(t *testing.T) {
+	l := func(p99 time.Duration) latencies { return latencies{p99 / 2, p99, p99} }
+	out := renderSteady([]steadyResult{
+		{rate: 5, items: 300, operator: l(time.Second), floor: l(200 * time.Millisecond),
+			appFloor: l(400 * time.Millisecond), hasAppFloor: true},
+		{rate: 10, items: 600, operator: l(20 * time.Second), floor: l(2 * time.Second), opBacklog: true,
+			appFloor: l(9 * time.Second), afBacklog: true, hasAppFloor: true},
+		{rate: 20, items: 1200, operator: l(time.Second), floor: l(time.Second)},
+	}, 5000, time.Minute)
+	for _, want := range []string{
+		"| operator p50 / p90 / p99 | floor p50 / p90 / p99 | Application floor p50 / p90 / p99 | operator p99 ≤ floor p99 + 1 s |",
+		"|---:|---:|---:|---:|---:|---|",
+		"| 5/s | 300 | 500 ms / 1000 ms / 1000 ms | 100 ms / 200 ms / 200 ms | 200 ms / 400 ms / 400 ms | met |",
+		"| 4500 ms / 9000 ms / 9000 ms (backlog) | **missed** by 17.0 s |",
+		"| 20/s | 1200 | 500 ms / 1000 ms / 1000 ms | 500 ms / 1000 ms / 1000 ms | - | met |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table lacks %q:\n%s", want, out)
+		}
+	}
+	without := renderSteady([]steadyResult{{rate: 5, items: 300}}, 5000, time.Minute)
+	if strings.Contains(without, "Application floor") {
+		t.Errorf("a run without the Application floor has its column:\n%s", without)
+	}
+}
+
 func TestRenderSteadyShowsWhereCreatesWent(t *testing.T) {
 	op := stageSummary{variant: "operator at 5/s", n: 300}
 	op.seen[stageReady] = 300
