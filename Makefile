@@ -204,7 +204,7 @@ BENCH_RATES ?= 5,20,50
 BENCH_BASE ?= 5000
 
 .PHONY: bench-steady
-bench-steady: k8s-cluster-bins kustomize build ## Steady-rate latency on a fresh local cluster: open-loop creates at each of BENCH_RATES per second on BENCH_BASE converged Applications, the operator vs the floor (docs/performance.md).
+bench-steady: k8s-cluster-bins kustomize build ## Steady-rate latency on a fresh local cluster: open-loop creates at each of BENCH_RATES per second on BENCH_BASE converged Applications, the operator vs the floor, then the Application floor (docs/performance.md).
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1 || true
 	mkdir -p "$(BENCH_DIR)/kwok" && cp test/bench/kwok.yaml "$(BENCH_DIR)/kwok/kwok.yaml"
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) up
