@@ -66,18 +66,14 @@ func TestRenderSteadyJudgesTheTarget(t *testing.T) {
 		{rate: 50, items: 3000, operator: l(50 * time.Second), floor: l(40 * time.Second), flBacklog: true},
 		{rate: 7, items: 420, operator: l(1195*time.Millisecond + 300*time.Microsecond), floor: l(195 * time.Millisecond)},
 	}, 5000, time.Minute)
-	for _, want := range []string{
+	containsAll(t, "the table", out,
 		"| 5/s | 300 | 1500 ms / 3000 ms / 3000 ms | 1250 ms / 2500 ms / 2500 ms | met |",
 		"| 20/s | 1200 | 2500 ms / 5000 ms / 5000 ms | 1000 ms / 2000 ms / 2000 ms | **missed** by 2000 ms |",
 		"(backlog) | floor backlogged: not applicable |",
 		"| 98 ms / 195 ms / 195 ms | **missed** by 0.30 ms |",
-		"| 5/s | 50 ms / 100 ms / 100 ms | 500 ms / 1000 ms / 1000 ms | 1000 ms / 2000 ms / 2000 ms | " +
+		"| 5/s | 50 ms / 100 ms / 100 ms | 500 ms / 1000 ms / 1000 ms | 1000 ms / 2000 ms / 2000 ms | "+
 			"400 ms / 800 ms / 800 ms |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the table lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }
 
 func TestRenderSteadyAddsTheApplicationFloorWhenItRan(t *testing.T) {
@@ -89,17 +85,13 @@ func TestRenderSteadyAddsTheApplicationFloorWhenItRan(t *testing.T) {
 			appFloor: l(9 * time.Second), afBacklog: true, hasAppFloor: true},
 		{rate: 20, items: 1200, operator: l(time.Second), floor: l(time.Second)},
 	}, 5000, time.Minute)
-	for _, want := range []string{
+	containsAll(t, "the table", out,
 		"| floor p50 / p90 / p99 | Application floor p50 / p90 / p99 | operator p99 ≤ floor p99 + 1 s |",
 		"|---:|---:|---:|---:|---:|---|",
 		"| 5/s | 300 | 500 ms / 1000 ms / 1000 ms | 100 ms / 200 ms / 200 ms | 200 ms / 400 ms / 400 ms | met |",
 		"| 4500 ms / 9000 ms / 9000 ms (backlog) | **missed** by 17.0 s |",
 		"| 20/s | 1200 | 500 ms / 1000 ms / 1000 ms | 500 ms / 1000 ms / 1000 ms | - | met |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the table lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	without := renderSteady([]steadyResult{{rate: 5, items: 300}}, 5000, time.Minute)
 	if strings.Contains(without, "Application floor") {
 		t.Errorf("a run without the Application floor has its column:\n%s", without)
@@ -113,14 +105,10 @@ func TestRenderSteadyShowsWhereCreatesWent(t *testing.T) {
 		60*time.Millisecond, 900*time.Millisecond, 150*time.Millisecond
 	fl := stageSummary{variant: "floor at 5/s", n: 300}
 	out := renderSteady([]steadyResult{{rate: 5, items: 300, stages: []stageSummary{op, fl}}}, 5000, time.Minute)
-	for _, want := range []string{
+	containsAll(t, "the table", out,
 		"| stage | operator at 5/s N=300 | floor at 5/s N=300 |",
 		"| Application Ready written (the controller's reconcile of the Deployment's status) | 60 ms / 900 ms (150 ms) | - |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the table lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }
 
 func TestSpecChangePatches(t *testing.T) {
@@ -156,5 +144,16 @@ func TestReconcileCountsAreDeltas(t *testing.T) {
 	want := "success 15, requeue_after 4, requeue 0, error 0, retries 4, 409s 1, writes 8"
 	if got := reconcileCounts(before, after); got != want {
 		t.Errorf("reconcileCounts = %q, want %q", got, want)
+	}
+}
+
+// containsAll fails t for each of wants that out (what, e.g. "the table")
+// does not contain.
+func containsAll(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, out)
+		}
 	}
 }
