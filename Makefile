@@ -124,13 +124,7 @@ E2E_DIR ?= $(LOCALBIN)/e2e
 E2E_CLUSTER ?= sunstrider-e2e
 
 .PHONY: test-e2e
-test-e2e: k8s-cluster-bins manifests generate kustomize helm build ## End-to-end suite on a fresh local cluster: deploy, RBAC, the seeds' objects (kwokctl, no Docker).
-	@$(MAKE) --no-print-directory e2e-suite
-
-# e2e-suite and chaos-suite are the two suites' recipes alone, for
-# test-e2e, test-chaos and test-clusters, which build what they need first.
-.PHONY: e2e-suite
-e2e-suite:
+test-e2e: cluster-suite-bins ## End-to-end suite on a fresh local cluster: deploy, RBAC, the seeds' objects (kwokctl, no Docker).
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1 || true
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) up
 	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
@@ -168,24 +162,22 @@ CHAOS_DIR ?= $(LOCALBIN)/chaos
 CHAOS_CLUSTER ?= sunstrider-chaos
 
 .PHONY: test-chaos
-test-chaos: k8s-cluster-bins manifests kustomize build ## Fault injection on a fresh local cluster: SIGKILL under load, leader failover, API server restart, drift, foreign objects (docs/reliability.md).
-	@$(MAKE) --no-print-directory chaos-suite
-
-.PHONY: chaos-suite
-chaos-suite:
+test-chaos: cluster-suite-bins ## Fault injection on a fresh local cluster: SIGKILL under load, leader failover, API server restart, drift, foreign objects (docs/reliability.md).
 	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) down >/dev/null 2>&1 || true
 	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) up
 	rc=0; KUBECONFIG="$(CHAOS_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" \
 		go test -tags chaos -timeout 20m -count 1 -v ./test/chaos/ $(TEST_ARGS) || rc=$$?; \
 	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
-# The two suites run on two clusters of their own, with ports of their own;
-# most of their time is waiting (leases to expire, rollouts, windows in which
-# nothing may happen), so side by side they take about the longer one's time
-# on two cores. Each suite's output is printed whole when it ends.
-.PHONY: test-clusters
-test-clusters: k8s-cluster-bins manifests generate kustomize helm build ## test-e2e and test-chaos side by side (what CI runs).
-	@$(MAKE) --no-print-directory -j2 --output-sync=target e2e-suite chaos-suite
+# What test-e2e and test-chaos need, made once and one step after another
+# even under `make -j` (controller-gen, go fmt and go build read and write
+# the same files). The two suites run on clusters and ports of their own and
+# spend most of their time waiting (leases to expire, rollouts, windows in
+# which nothing may happen), so CI runs them side by side:
+#   make -j2 --output-sync=target test-e2e test-chaos
+.PHONY: cluster-suite-bins
+cluster-suite-bins:
+	@$(MAKE) --no-print-directory -j1 k8s-cluster-bins manifests generate kustomize helm build
 
 BENCH_N ?= 100,1000
 BENCH_DIR ?= $(LOCALBIN)/bench

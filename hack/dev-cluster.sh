@@ -32,8 +32,8 @@ running() {
 up() {
   mkdir -p "$DEV_DIR"
   # kwokctl picks free ports when it creates a cluster, and they are taken
-  # only once its daemons listen: two clusters made at once (make
-  # test-clusters) could pick the same. One at a time on this machine: the
+  # only once its daemons listen: two clusters made at once (make -j2
+  # test-e2e test-chaos) could pick the same. One at a time on this machine: the
   # lock is held until this script exits (the daemons do not inherit it).
   exec 9>"${TMPDIR:-/tmp}/sunstrider-dev-cluster.lock"
   flock 9

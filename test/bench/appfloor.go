@@ -89,7 +89,7 @@ type appFloor struct {
 	// ctx ends with the first status write that fails (its cause), or
 	// when the floor is stopped.
 	ctx        context.Context
-	clusterIPs sync.Map // Application name → its Service's clusterIP
+	clusterIPs sync.Map // "namespace/name" of an Application → its Service's clusterIP
 }
 
 // startAppFloor starts the Application floor's status writers for up to n
