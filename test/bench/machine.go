@@ -112,6 +112,7 @@ func cpuByProcess(before, after map[string]float64) map[string]float64 {
 // process's CPU time at that moment, and the requests kube-apiserver had
 // served.
 type cpuSpan struct {
+	start     time.Time
 	machine   machineCPU
 	processes map[string]float64
 	apiserver rest.Interface
@@ -125,7 +126,7 @@ func startCPUSpan(ctx context.Context, apiserver rest.Interface) (cpuSpan, error
 		return cpuSpan{}, err
 	}
 	requests, err := apiRequests(ctx, apiserver)
-	return cpuSpan{machine: m, processes: processCPU(), apiserver: apiserver, requests: requests}, err
+	return cpuSpan{start: time.Now(), machine: m, processes: processCPU(), apiserver: apiserver, requests: requests}, err
 }
 
 // end records in r the machine's busy CPU seconds and share, the CPU
@@ -144,6 +145,27 @@ func (s cpuSpan) end(ctx context.Context, r *result) error {
 	}
 	r.requests = requestsSince(s.requests, requests)
 	return nil
+}
+
+// phaseCPU is where the machine's CPU went during one phase of the
+// steady-rate mode (first create to the last item ready): the phase's wall
+// time, the machine's busy share and each busy process's CPU seconds.
+type phaseCPU struct {
+	phase     string
+	wall      time.Duration
+	share     float64
+	processes map[string]float64
+}
+
+// phase returns the CPU the machine and each process used since s.
+func (s cpuSpan) phase(name string) (phaseCPU, error) {
+	m, err := readMachineCPU()
+	if err != nil {
+		return phaseCPU{}, err
+	}
+	_, share := m.since(s.machine)
+	return phaseCPU{phase: name, wall: time.Since(s.start), share: share,
+		processes: cpuByProcess(s.processes, processCPU())}, nil
 }
 
 const (

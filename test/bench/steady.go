@@ -53,6 +53,8 @@ type steadyResult struct {
 	// stages are where the operator's and the floor's creates at this rate
 	// spent their time (stages.go): which stage holds the tail.
 	stages []stageSummary
+	// cpu is where the machine's CPU went in each phase at this rate.
+	cpu []phaseCPU
 }
 
 // latencies are the p50, p90 and p99 of a set of durations.
@@ -219,7 +221,7 @@ func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult) error {
 	}
 	defer stop()
 	stages := newStageRecorder()
-	t, err := b.openLoopPhase(f.ctx, r.rate, r.items, ns, "Application floor Applications", &sunappsv1.ApplicationList{},
+	t, err := b.openLoopPhase(f.ctx, r, r.items, ns, "Application floor Applications", &sunappsv1.ApplicationList{},
 		applicationReady(true), stages, func(ctx context.Context, i int) error { return f.create(ctx, ns, itemName(i)) })
 	if err != nil {
 		return f.failure(ctx, err)
@@ -243,8 +245,10 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 
 	// Applications at the rate.
 	stages := newStageRecorder()
-	t, err := b.openLoopPhase(ctx, rate, n, opNS, "Applications", &sunappsv1.ApplicationList{}, applicationReady(true),
-		stages, func(ctx context.Context, i int) error { return b.c.Create(ctx, newApplication(opNS, itemName(i))) })
+	t, err := b.openLoopPhase(ctx, &res, n, opNS, "Applications (operator)", &sunappsv1.ApplicationList{},
+		applicationReady(true), stages, func(ctx context.Context, i int) error {
+			return b.c.Create(ctx, newApplication(opNS, itemName(i)))
+		})
 	if err != nil {
 		return res, err
 	}
@@ -253,7 +257,7 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 
 	// The floor's Deployments and Services at the same rate.
 	stages = newStageRecorder()
-	t, err = b.openLoopPhase(ctx, rate, n, flNS, "floor Deployments and Services", &appsv1.DeploymentList{},
+	t, err = b.openLoopPhase(ctx, &res, n, flNS, "floor Deployments and Services", &appsv1.DeploymentList{},
 		deploymentAvailable, stages, func(ctx context.Context, i int) error {
 			for _, obj := range floorObjects(flNS, itemName(i)) {
 				if err := b.c.Create(ctx, obj); err != nil {
@@ -281,7 +285,7 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 		return res, err
 	}
 	before, _ := p.metrics()
-	t, err = b.openLoopPhase(ctx, rate, n, opNS, "Application spec changes", &sunappsv1.ApplicationList{},
+	t, err = b.openLoopPhase(ctx, &res, n, opNS, "Application spec changes", &sunappsv1.ApplicationList{},
 		func(o client.Object) bool {
 			app := o.(*sunappsv1.Application)
 			return app.Generation > 1 && app.Status.ObservedGeneration >= app.Generation &&
@@ -304,7 +308,7 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 	res.updateRolledOut = summarizeLatencies(rolled.latencies())
 
 	// The floor's Deployments changed the same way.
-	t, err = b.openLoopPhase(ctx, rate, n, flNS, "floor Deployment spec changes", &appsv1.DeploymentList{},
+	t, err = b.openLoopPhase(ctx, &res, n, flNS, "floor Deployment spec changes", &appsv1.DeploymentList{},
 		deploymentRolledOut, nil, func(ctx context.Context, i int) error {
 			return b.c.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: flNS, Name: itemName(i)}},
 				client.RawPatch(types.StrategicMergePatchType, deploymentImagePatch()))
@@ -354,13 +358,15 @@ func reconcileCounts(before, after map[string]float64) string {
 	return strings.Join(append(parts, fmt.Sprintf("409s %.0f, writes %.0f", conflicts, writes)), ", ")
 }
 
-// openLoopPhase calls do for n items at rate, open-loop, each marked
+// openLoopPhase calls do for n items at res's rate, open-loop, each marked
 // created just before its request, and waits until a watch of list in ns
-// shows every item ready; it returns the tracker of the phase. When stages
-// is set it records, for the phase's duration, each item's stages in ns
-// (its Applications' too when list holds Applications).
-func (b *bench) openLoopPhase(ctx context.Context, rate float64, n int, ns, what string, list client.ObjectList,
+// shows every item ready; it returns the tracker of the phase and adds to
+// res.cpu the CPU each process used meanwhile. When stages is set it
+// records, for the phase's duration, each item's stages in ns (its
+// Applications' too when list holds Applications).
+func (b *bench) openLoopPhase(ctx context.Context, res *steadyResult, n int, ns, what string, list client.ObjectList,
 	ready func(client.Object) bool, stages *stageRecorder, do func(ctx context.Context, i int) error) (*tracker, error) {
+	rate := res.rate
 	logf("steady %g/s: %d %s, open-loop", rate, n, what)
 	t := newTracker(n)
 	wctx, stop := context.WithCancel(ctx)
@@ -374,13 +380,25 @@ func (b *bench) openLoopPhase(ctx context.Context, rate float64, n int, ns, what
 			return nil, err
 		}
 	}
+	span, err := startCPUSpan(ctx, b.apiserver)
+	if err != nil {
+		return nil, err
+	}
 	if err := openLoop(ctx, rate, n, func(ctx context.Context, i int) error {
 		t.markCreated(itemName(i), time.Now())
 		return do(ctx, i)
 	}); err != nil {
 		return nil, err
 	}
-	return t, waitConverged(ctx, t, b.cfg.timeout, fmt.Sprintf("%s at %g/s", what, rate))
+	if err := waitConverged(ctx, t, b.cfg.timeout, fmt.Sprintf("%s at %g/s", what, rate)); err != nil {
+		return nil, err
+	}
+	cpu, err := span.phase(what)
+	if err != nil {
+		return nil, err
+	}
+	res.cpu = append(res.cpu, cpu)
+	return t, nil
 }
 
 // applicationImagePatch is the merge patch that changes an Application's
@@ -479,6 +497,47 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	}
 	if st := renderStages(stages); st != "" {
 		sb.WriteString("\n" + st + "\n")
+	}
+	if cpu := renderPhaseCPU(results); cpu != "" {
+		sb.WriteString("\n" + cpu + "\n")
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
+// renderPhaseCPU tabulates, for each phase of each rate, the machine's busy
+// share and the cores each process used (its CPU seconds over the phase's
+// wall time, first create to the last item ready): a rate that keeps the
+// machine nearly busy lengthens every stage's tail, whoever's stage it is.
+func renderPhaseCPU(results []steadyResult) string {
+	var sb strings.Builder
+	for _, r := range results {
+		for _, c := range r.cpu {
+			if c.wall <= 0 {
+				continue
+			}
+			if sb.Len() == 0 {
+				sb.WriteString("Where the CPU went in each phase: the machine's busy share of its " +
+					"CPUs, and the cores each process used (CPU seconds / the phase's seconds):\n\n" +
+					"| rate | phase | seconds | machine busy | " + strings.Join(cpuColumns, " | ") +
+					" | other |\n|---:|---|---:|---:|" + strings.Repeat("---:|", len(cpuColumns)+1) + "\n")
+			}
+			secs := c.wall.Seconds()
+			fmt.Fprintf(&sb, "| %g/s | %s | %.0f | %.0f %% |", r.rate, c.phase, secs, 100*c.share)
+			other := 0.0
+			for _, v := range c.processes {
+				other += v
+			}
+			for _, name := range cpuColumns {
+				v, ok := c.processes[name]
+				if !ok {
+					sb.WriteString(" - |")
+					continue
+				}
+				other -= v
+				fmt.Fprintf(&sb, " %.2f |", v/secs)
+			}
+			fmt.Fprintf(&sb, " %.2f |\n", other/secs)
+		}
 	}
 	return strings.TrimSuffix(sb.String(), "\n")
 }

@@ -111,6 +111,26 @@ func TestRenderSteadyShowsWhereCreatesWent(t *testing.T) {
 	)
 }
 
+func TestRenderSteadyShowsWhereTheCPUWent(t *testing.T) {
+	out := renderSteady([]steadyResult{{rate: 5, items: 300, cpu: []phaseCPU{
+		{phase: "Applications (operator)", wall: 60 * time.Second, share: 0.91, processes: map[string]float64{
+			"kube-apiserver": 60.6, "etcd": 15.6, "manager": 9.3, "containerd": 1.2, "sshd": 0.6}},
+		{phase: "floor Deployments and Services", wall: 0},
+	}}}, 5000, time.Minute)
+	containsAll(t, "the table", out,
+		"| rate | phase | seconds | machine busy | kube-apiserver | etcd | kube-controller | kube-scheduler | "+
+			"kwok-controller | manager | bench | other |",
+		"| 5/s | Applications (operator) | 60 | 91 % | 1.01 | 0.26 | - | - | - | 0.15 | - | 0.03 |",
+	)
+	if strings.Contains(out, "floor Deployments and Services |") {
+		t.Errorf("a phase that took no time has a row:\n%s", out)
+	}
+	without := renderSteady([]steadyResult{{rate: 5, items: 300}}, 5000, time.Minute)
+	if strings.Contains(without, "Where the CPU went") {
+		t.Errorf("a run without CPU readings has their table:\n%s", without)
+	}
+}
+
 func TestSpecChangePatches(t *testing.T) {
 	if got, want := string(deploymentImagePatch()),
 		`{"spec":{"template":{"spec":{"containers":[{"image":"`+updatedImage+`","name":"nginx"}]}}}}`; got != want {
