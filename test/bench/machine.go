@@ -121,12 +121,24 @@ type cpuSpan struct {
 
 // startCPUSpan reads the CPU times and the requests apiserver has served.
 func startCPUSpan(ctx context.Context, apiserver rest.Interface) (cpuSpan, error) {
+	s, err := startCPU()
+	if err != nil {
+		return cpuSpan{}, err
+	}
+	s.apiserver = apiserver
+	s.requests, err = apiRequests(ctx, apiserver)
+	return s, err
+}
+
+// startCPU reads the CPU times only: a span for phase, which does not
+// scrape kube-apiserver's /metrics (that read would be load in the phase
+// it measures).
+func startCPU() (cpuSpan, error) {
 	m, err := readMachineCPU()
 	if err != nil {
 		return cpuSpan{}, err
 	}
-	requests, err := apiRequests(ctx, apiserver)
-	return cpuSpan{start: time.Now(), machine: m, processes: processCPU(), apiserver: apiserver, requests: requests}, err
+	return cpuSpan{start: time.Now(), machine: m, processes: processCPU()}, nil
 }
 
 // end records in r the machine's busy CPU seconds and share, the CPU

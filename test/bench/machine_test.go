@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseProcStat(t *testing.T) {
 	tests := []struct {
@@ -43,5 +46,20 @@ func TestCPUByProcess(t *testing.T) {
 	want := map[string]float64{"a": 2, "new": 0.7}
 	if len(got) != len(want) || got["a"] != want["a"] || got["new"] != want["new"] {
 		t.Errorf("cpuByProcess = %v; want %v", got, want)
+	}
+}
+
+func TestRenderProcessesSumsTheRestAsOther(t *testing.T) {
+	out := renderProcesses([]result{
+		{n: 1000, variant: "operator", processes: map[string]float64{
+			"kube-apiserver": 106.6, "etcd": 30.3, "manager": 16.3, "containerd": 7.0, "sshd": 4.9}},
+		{n: 1000, variant: "floor (plain client)"},
+	})
+	want := "| 1000 | operator | 106.6 | 30.3 | - | - | - | 16.3 | - | 11.9 | 165.1 |"
+	if !strings.Contains(out, want) {
+		t.Errorf("renderProcesses lacks %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "floor (plain client)") {
+		t.Errorf("a run without CPU readings has a row:\n%s", out)
 	}
 }

@@ -1076,21 +1076,30 @@ func renderProcesses(results []result) string {
 			continue
 		}
 		fmt.Fprintf(&sb, "| %d | %s |", r.n, r.variant)
-		var all, other float64
-		for _, v := range r.processes {
-			all += v
-		}
-		other = all
-		for _, c := range cpuColumns {
-			v, ok := r.processes[c]
-			if !ok {
-				sb.WriteString(" - |")
-				continue
-			}
-			fmt.Fprintf(&sb, " %.1f |", v)
-			other -= v
-		}
-		fmt.Fprintf(&sb, " %.1f | %.1f |\n", other, all)
+		all := writeProcessCells(&sb, r.processes, 1, "%.1f")
+		fmt.Fprintf(&sb, " %.1f |\n", all)
 	}
 	return strings.TrimSuffix(sb.String(), "\n")
+}
+
+// writeProcessCells writes to sb a cell per cpuColumns process ("-" when
+// it was not busy), then one for the other processes together, each value
+// divided by div and printed with format; it returns the sum of all.
+func writeProcessCells(sb *strings.Builder, processes map[string]float64, div float64, format string) float64 {
+	var all float64
+	for _, v := range processes {
+		all += v
+	}
+	other := all
+	for _, c := range cpuColumns {
+		v, ok := processes[c]
+		if !ok {
+			sb.WriteString(" - |")
+			continue
+		}
+		fmt.Fprintf(sb, " "+format+" |", v/div)
+		other -= v
+	}
+	fmt.Fprintf(sb, " "+format+" |", other/div)
+	return all
 }

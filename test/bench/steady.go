@@ -380,7 +380,7 @@ func (b *bench) openLoopPhase(ctx context.Context, res *steadyResult, n int, ns,
 			return nil, err
 		}
 	}
-	span, err := startCPUSpan(ctx, b.apiserver)
+	span, err := startCPU()
 	if err != nil {
 		return nil, err
 	}
@@ -523,20 +523,8 @@ func renderPhaseCPU(results []steadyResult) string {
 			}
 			secs := c.wall.Seconds()
 			fmt.Fprintf(&sb, "| %g/s | %s | %.0f | %.0f %% |", r.rate, c.phase, secs, 100*c.share)
-			other := 0.0
-			for _, v := range c.processes {
-				other += v
-			}
-			for _, name := range cpuColumns {
-				v, ok := c.processes[name]
-				if !ok {
-					sb.WriteString(" - |")
-					continue
-				}
-				other -= v
-				fmt.Fprintf(&sb, " %.2f |", v/secs)
-			}
-			fmt.Fprintf(&sb, " %.2f |\n", other/secs)
+			writeProcessCells(&sb, c.processes, secs, "%.2f")
+			sb.WriteString("\n")
 		}
 	}
 	return strings.TrimSuffix(sb.String(), "\n")
