@@ -53,16 +53,24 @@ func (m machineCPU) since(m0 machineCPU) (busy, share float64) {
 	return busy, share
 }
 
-// processCPU returns the user+system CPU seconds every live process has used
-// so far, summed by command name (/proc/<pid>/stat).
-func processCPU() map[string]float64 {
-	out := map[string]float64{}
+// procTime is one process's command name and the user+system CPU seconds
+// it has used so far.
+type procTime struct {
+	name string
+	cpu  float64
+}
+
+// processCPU returns the CPU time of every live process, by pid
+// (/proc/<pid>/stat).
+func processCPU() map[int]procTime {
+	out := map[int]procTime{}
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return out
 	}
 	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
 			continue
 		}
 		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
@@ -70,7 +78,7 @@ func processCPU() map[string]float64 {
 			continue // exited meanwhile
 		}
 		if name, cpu, ok := parseProcStat(string(data)); ok {
-			out[name] += cpu
+			out[pid] = procTime{name: name, cpu: cpu}
 		}
 	}
 	return out
@@ -97,11 +105,24 @@ func parseProcStat(s string) (name string, cpu float64, ok bool) {
 }
 
 // cpuByProcess is the CPU seconds each command used between two
-// processCPU readings, for the commands that used at least 0.5 s.
-func cpuByProcess(before, after map[string]float64) map[string]float64 {
+// processCPU readings, summed by its name in the later one, for the
+// commands that used at least 0.5 s. Time is taken by pid: a kernel worker
+// renames itself after the work it does (kworker/u8:3-events, then
+// kworker/u8:3-ext4-rsv-conversion), which by name alone would count its
+// whole life as new. A pid absent before, or reused (its time went
+// down), counts from 0; a process that exited meanwhile is not counted.
+func cpuByProcess(before, after map[int]procTime) map[string]float64 {
+	sums := map[string]float64{}
+	for pid, a := range after {
+		d := a.cpu - before[pid].cpu
+		if d < 0 {
+			d = a.cpu
+		}
+		sums[a.name] += d
+	}
 	out := map[string]float64{}
-	for name, v := range after {
-		if d := v - before[name]; d >= 0.5 {
+	for name, d := range sums {
+		if d >= 0.5 {
 			out[name] = d
 		}
 	}
@@ -114,7 +135,7 @@ func cpuByProcess(before, after map[string]float64) map[string]float64 {
 type cpuSpan struct {
 	start     time.Time
 	machine   machineCPU
-	processes map[string]float64
+	processes map[int]procTime
 	apiserver rest.Interface
 	requests  map[string]float64
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -42,10 +43,40 @@ func TestMachineCPUSince(t *testing.T) {
 }
 
 func TestCPUByProcess(t *testing.T) {
-	got := cpuByProcess(map[string]float64{"a": 1, "b": 5}, map[string]float64{"a": 3, "b": 5.2, "new": 0.7})
-	want := map[string]float64{"a": 2, "new": 0.7}
-	if len(got) != len(want) || got["a"] != want["a"] || got["new"] != want["new"] {
-		t.Errorf("cpuByProcess = %v; want %v", got, want)
+	tests := []struct {
+		name          string
+		before, after map[int]procTime
+		want          map[string]float64
+	}{
+		{name: "by name, at least 0.5 s",
+			before: map[int]procTime{1: {"a", 1}, 2: {"b", 5}},
+			after:  map[int]procTime{1: {"a", 3}, 2: {"b", 5.2}, 3: {"new", 0.7}},
+			want:   map[string]float64{"a": 2, "new": 0.7}},
+		{name: "a kernel worker renamed counts its time since, not its life",
+			before: map[int]procTime{7: {"kworker/u8:3-events", 40}},
+			after:  map[int]procTime{7: {"kworker/u8:3-ext4-rsv-conversion", 41}},
+			want:   map[string]float64{"kworker/u8:3-ext4-rsv-conversion": 1}},
+		{name: "same-name processes are summed; one that exited is not counted",
+			before: map[int]procTime{1: {"sh", 10}, 2: {"sh", 0.2}},
+			after:  map[int]procTime{2: {"sh", 0.5}, 3: {"sh", 0.4}},
+			want:   map[string]float64{"sh": 0.7}},
+		{name: "a reused pid counts from 0",
+			before: map[int]procTime{5: {"old", 30}},
+			after:  map[int]procTime{5: {"new", 2}},
+			want:   map[string]float64{"new": 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := cpuByProcess(tt.before, tt.after)
+			if len(got) != len(tt.want) {
+				t.Fatalf("cpuByProcess = %v; want %v", got, tt.want)
+			}
+			for name, w := range tt.want {
+				if math.Abs(got[name]-w) > 1e-9 {
+					t.Errorf("cpuByProcess = %v; want %v", got, tt.want)
+				}
+			}
+		})
 	}
 }
 

@@ -1086,11 +1086,13 @@ func renderProcesses(results []result) string {
 // it was not busy), then one for the other processes together, each value
 // divided by div and printed with format; it returns the sum of all.
 func writeProcessCells(sb *strings.Builder, processes map[string]float64, div float64, format string) float64 {
-	var all float64
-	for _, v := range processes {
+	var all, other float64
+	for name, v := range processes {
 		all += v
+		if !slices.Contains(cpuColumns, name) {
+			other += v
+		}
 	}
-	other := all
 	for _, c := range cpuColumns {
 		v, ok := processes[c]
 		if !ok {
@@ -1098,7 +1100,6 @@ func writeProcessCells(sb *strings.Builder, processes map[string]float64, div fl
 			continue
 		}
 		fmt.Fprintf(sb, " "+format+" |", v/div)
-		other -= v
 	}
 	fmt.Fprintf(sb, " "+format+" |", other/div)
 	return all

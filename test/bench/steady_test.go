@@ -116,12 +116,18 @@ func TestRenderSteadyShowsWhereTheCPUWent(t *testing.T) {
 		{phase: "Applications (operator)", wall: 60 * time.Second, share: 0.91, processes: map[string]float64{
 			"kube-apiserver": 60.6, "etcd": 15.6, "manager": 9.3, "containerd": 1.2, "sshd": 0.6}},
 		{phase: "floor Deployments and Services", wall: 0},
+		{phase: "Application spec changes", wall: time.Second, share: 0.5, processes: map[string]float64{
+			"kube-apiserver": 0.7, "etcd": 0.1, "manager": 0.2}},
 	}}}, 5000, time.Minute)
 	containsAll(t, "the table", out,
 		"| rate | phase | seconds | machine busy | kube-apiserver | etcd | kube-controller | kube-scheduler | "+
 			"kwok-controller | manager | bench | other |",
 		"| 5/s | Applications (operator) | 60 | 91 % | 1.01 | 0.26 | - | - | - | 0.15 | - | 0.03 |",
+		"| 5/s | Application spec changes | 1 | 50 % | 0.70 | 0.10 | - | - | - | 0.20 | - | 0.00 |",
 	)
+	if strings.Contains(out, "-0.00") {
+		t.Errorf("other, with no other process, is printed negative:\n%s", out)
+	}
 	if strings.Contains(out, "floor Deployments and Services |") {
 		t.Errorf("a phase that took no time has a row:\n%s", out)
 	}
