@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,6 +103,7 @@ type options struct {
 	certMode                                         string
 	webhookSecretName                                string
 	webhookServiceName                               string
+	metricsServiceName                               string
 	webhookExtraDNSNames                             string
 	operatorNamespace                                string
 	pprofAddr                                        string
@@ -155,7 +157,11 @@ func parseFlags() *options {
 		"Serve metrics over HTTPS behind Kubernetes authentication and authorization; "+
 			"--metrics-secure=false serves plain HTTP.")
 	flag.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
-		"Directory holding the metrics server certificate; empty means a generated self-signed one.")
+		"Directory holding the metrics server certificate, served once it is there (the deployed operator: "+
+			"--webhook-cert-path, whose certificate is valid for --metrics-service-name); empty means a "+
+			"self-signed one generated in memory, which no scraper can verify.")
+	flag.StringVar(&o.metricsServiceName, "metrics-service-name", "sunstrider-operator-controller-manager-metrics-service",
+		"Service in front of the metrics server; the self-managed certificate is valid for its DNS names too.")
 	flag.StringVar(&o.metricsCertName, "metrics-cert-name", "tls.crt", "File name of the metrics server certificate.")
 	flag.StringVar(&o.metricsCertKey, "metrics-cert-key", "tls.key", "File name of the metrics server key.")
 	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081",
@@ -278,10 +284,12 @@ func run(o *options, level atomicLevel) error {
 		// Only callers allowed to GET /metrics (config/rbac/metrics_reader_role.yaml) are served.
 		metricsServerOptions.FilterProvider = metricsauth.FilterProvider
 	}
+	var metricsCert *certs.FileCertificate
 	if o.metricsCertPath != "" {
-		metricsServerOptions.CertDir = o.metricsCertPath
-		metricsServerOptions.CertName = o.metricsCertName
-		metricsServerOptions.KeyName = o.metricsCertKey
+		// Served once there: in --cert-mode=self the manager writes it after it starts.
+		metricsCert = certs.NewFileCertificate(o.metricsCertPath, o.metricsCertName, o.metricsCertKey)
+		metricsServerOptions.TLSOpts = append(slices.Clone(tlsOpts),
+			func(c *tls.Config) { c.GetCertificate = metricsCert.GetCertificate })
 	}
 
 	restConfig := ctrl.GetConfigOrDie()
@@ -312,6 +320,11 @@ func run(o *options, level atomicLevel) error {
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
+	}
+	if metricsCert != nil {
+		if err := mgr.Add(metricsCert); err != nil {
+			return fmt.Errorf("adding the metrics certificate: %w", err)
+		}
 	}
 	if err := setupControllers(mgr, live); err != nil {
 		return err
@@ -364,6 +377,7 @@ func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options) (bool, err
 		Namespace:                      o.operatorNamespace,
 		SecretName:                     o.webhookSecretName,
 		ServiceName:                    o.webhookServiceName,
+		MetricsServiceName:             o.metricsServiceName,
 		ExtraDNSNames:                  extra,
 		CertDir:                        o.webhookCertPath,
 		MutatingWebhookConfiguration:   mutatingWebhookConfiguration,

@@ -41,9 +41,20 @@ import (
 
 // The certificate Secret lives in the operator's own namespace only; the
 // webhook configurations and CRDs are updated to carry the CA bundle.
+//
+// update is granted on the operator's own objects only (resourceNames: the
+// names cmd/main.go passes in Options, which config/default's namePrefix and
+// the chart give the deployed objects; internal/rbac's tests check they
+// agree). get, list and watch cannot be narrowed so: cert-controller's
+// informers list and watch every object of each kind, with no field
+// selector, and RBAC authorizes a list or watch limited by resourceNames only
+// when the request selects metadata.name (docs/security.md, "Roles").
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch;update
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=get;list;watch;update
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=get;list;watch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=update,resourceNames=sunstrider-operator-mutating-webhook-configuration
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=update,resourceNames=sunstrider-operator-validating-webhook-configuration
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=update,resourceNames=drinks.example.com
 
 const (
 	certName = "tls.crt"
@@ -59,6 +70,11 @@ type Options struct {
 	// ServiceName is the webhook Service; the certificate is valid for its
 	// in-cluster DNS names.
 	ServiceName string
+	// MetricsServiceName is the metrics Service (Setup only): the
+	// certificate is valid for its in-cluster DNS names too, so that a
+	// scraper verifies the metrics server (which serves CertDir) with the
+	// CA in the Secret's ca.crt. Empty: none.
+	MetricsServiceName string
 	// ExtraDNSNames are further names the certificate is valid for
 	// (e.g. "localhost" for a locally running manager).
 	ExtraDNSNames []string
@@ -70,6 +86,12 @@ type Options struct {
 	ValidatingWebhookConfiguration string
 	// ConversionCRDs name the CRDs whose conversion webhook gets the CA.
 	ConversionCRDs []string
+	// Rotation times (Setup only); zero takes cert-controller's defaults,
+	// in brackets. CertValidity (1 year) and CAValidity (10 years) are how
+	// long a new serving certificate and CA are valid; either is made anew
+	// once it expires within RenewBefore (90 days), checked every
+	// CheckInterval (12 hours) and at each change of the Secret.
+	CertValidity, CAValidity, RenewBefore, CheckInterval time.Duration
 }
 
 // ErrNoSecret says that the certificate Secret of Setup, or its namespace,
@@ -101,18 +123,28 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) (healthz.Checker, e
 	for _, crd := range o.ConversionCRDs {
 		webhooks = append(webhooks, rotator.WebhookInfo{Name: crd, Type: rotator.CRDConversion})
 	}
-	dnsName := fmt.Sprintf("%s.%s.svc", o.ServiceName, o.Namespace)
+	dnsNames := serviceDNSNames(o.ServiceName, o.Namespace)
+	if o.MetricsServiceName != "" {
+		// The rotator re-issues (from the same CA) a certificate that is not
+		// valid for its first name: the metrics Service's, so that one issued
+		// without it (by a version before it) is re-issued at once.
+		dnsNames = append(serviceDNSNames(o.MetricsServiceName, o.Namespace), dnsNames...)
+	}
 	injected := make(chan struct{})
 	if err := rotator.AddRotator(mgr, &rotator.CertRotator{
-		SecretKey:      key,
-		CertDir:        o.CertDir,
-		CAName:         "sunstrider-operator-ca",
-		CAOrganization: "sunstrider-operator",
-		DNSName:        dnsName,
-		ExtraDNSNames:  append([]string{dnsName + ".cluster.local", o.ServiceName + "." + o.Namespace}, o.ExtraDNSNames...),
-		IsReady:        injected,
-		Webhooks:       webhooks,
-		FieldOwner:     apply.FieldOwner,
+		SecretKey:              key,
+		CertDir:                o.CertDir,
+		CAName:                 "sunstrider-operator-ca",
+		CAOrganization:         "sunstrider-operator",
+		DNSName:                dnsNames[0],
+		ExtraDNSNames:          append(dnsNames[1:], o.ExtraDNSNames...),
+		IsReady:                injected,
+		Webhooks:               webhooks,
+		FieldOwner:             apply.FieldOwner,
+		ServerCertDuration:     o.CertValidity,
+		CaCertDuration:         o.CAValidity,
+		LookaheadInterval:      o.RenewBefore,
+		RotationCheckFrequency: o.CheckInterval,
 		// Only the leader rotates; every replica serves.
 		RequireLeaderElection: true,
 		EnableReadinessCheck:  true,
@@ -146,6 +178,13 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) (healthz.Checker, e
 			return errors.New("the CA is not injected into the webhook configurations yet")
 		}
 	}, nil
+}
+
+// serviceDNSNames are the in-cluster DNS names of a Service, the one
+// clients use first.
+func serviceDNSNames(service, namespace string) []string {
+	svc := service + "." + namespace + ".svc"
+	return []string{svc, svc + ".cluster.local", service + "." + namespace}
 }
 
 // writer keeps CertDir equal to the serving certificate in the Secret,
