@@ -20,6 +20,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -38,6 +39,9 @@ const GuestbookPodLabel = "webapp.my.domain/guestbook"
 //     kinds (the most numerous in most clusters) are read from the API
 //     server when a name is in the way, and re-checked while they are;
 //   - Pods are cached as stripped metadata (PodMetadataTransform);
+//   - ConfigMaps are cached whole only when the operator made them
+//     (apply.ManagedByLabel): the others as their metadata, without data
+//     (ConfigMapTransform);
 //   - managedFields are dropped, but for the entries of other managers on
 //     the operator's own children that the drift check needs
 //     (apply.ManagedFieldsTransform);
@@ -49,10 +53,23 @@ func CacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform: interner.Transform(apply.ManagedFieldsTransform()),
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}:         {Transform: interner.Transform(PodMetadataTransform(GuestbookPodLabel))},
+			&corev1.Pod{}: {Transform: interner.Transform(PodMetadataTransform(GuestbookPodLabel))},
+			&corev1.ConfigMap{}: {Transform: interner.Transform(
+				chain(ConfigMapTransform(), apply.ManagedFieldsTransform()))},
 			&appsv1.Deployment{}:  {Label: managed},
 			&corev1.Service{}:     {Label: managed},
 			&appsv1.StatefulSet{}: {Label: managed},
 		},
+	}
+}
+
+// chain returns the transform that runs first, then second on its result.
+func chain(first, second toolscache.TransformFunc) toolscache.TransformFunc {
+	return func(obj any) (any, error) {
+		obj, err := first(obj)
+		if err != nil {
+			return nil, err
+		}
+		return second(obj)
 	}
 }

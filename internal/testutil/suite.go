@@ -46,6 +46,9 @@ type Suite struct {
 	// Reconciles counts the running manager's reconciles per object; a
 	// restart replaces it.
 	Reconciles *ReconcileLog
+	// Cache reads the running manager's cache (what its controllers read);
+	// a restart replaces it.
+	Cache client.Reader
 
 	stop func()
 }
@@ -115,6 +118,7 @@ func (s *Suite) StartManager(options ...func(*ctrl.Options)) error {
 	if err := s.Setup(mgr); err != nil {
 		return err
 	}
+	s.Cache = mgr.GetCache()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()

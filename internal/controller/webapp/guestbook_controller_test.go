@@ -53,6 +53,12 @@ func TestGuestbookCreatesChildren(t *testing.T) {
 	}).Should(Succeed())
 	g.Expect(apply.IsControlledBy(cm, gb.UID)).To(BeTrue())
 	g.Expect(cm.Data).To(Equal(defaultConfig))
+	// The operator's own ConfigMap is cached whole.
+	g.Eventually(func(g Gomega) {
+		cached := &corev1.ConfigMap{}
+		g.Expect(suite.Cache.Get(ctx, client.ObjectKeyFromObject(cm), cached)).To(Succeed())
+		g.Expect(cached.Data).To(Equal(defaultConfig))
+	}).Should(Succeed())
 
 	sts := waitForStatefulSet(g, ns, gb.Name)
 	g.Expect(apply.IsControlledBy(sts, gb.UID)).To(BeTrue())
@@ -112,6 +118,9 @@ func TestGuestbookUsesForeignConfigMapReadOnly(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(getGuestbook(g, gb.Name).Status.Conditions).NotTo(BeEmpty())
 	}).Should(Succeed())
+	// The checksum is of the data the API server holds: the manager's
+	// cache holds this ConfigMap without it (controllers.ConfigMapTransform).
+	expectCachedWithoutData(g, cm)
 
 	expectUntouched := func(g Gomega, want *corev1.ConfigMap) {
 		got := &corev1.ConfigMap{}
@@ -132,6 +141,20 @@ func TestGuestbookUsesForeignConfigMapReadOnly(t *testing.T) {
 		g.Expect(sts.Spec.Template.Annotations).To(HaveKeyWithValue(AnnotationConfigChecksum, configChecksum(cm.Data, nil)))
 	}).Should(Succeed())
 	g.Consistently(func(g Gomega) { expectUntouched(g, cm) }).Should(Succeed())
+	expectCachedWithoutData(g, cm)
+}
+
+// expectCachedWithoutData waits until the manager's cache holds cm at its
+// resourceVersion, and expects it there without data.
+func expectCachedWithoutData(g *WithT, cm *corev1.ConfigMap) {
+	cached := &corev1.ConfigMap{}
+	g.Eventually(func(g Gomega) {
+		g.Expect(suite.Cache.Get(context.Background(), client.ObjectKeyFromObject(cm), cached)).To(Succeed())
+		g.Expect(cached.ResourceVersion).To(Equal(cm.ResourceVersion))
+	}).Should(Succeed())
+	g.Expect(cached.UID).To(Equal(cm.UID))
+	g.Expect(cached.Data).To(BeNil())
+	g.Expect(cached.BinaryData).To(BeNil())
 }
 
 func TestGuestbookScales(t *testing.T) {

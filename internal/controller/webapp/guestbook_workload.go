@@ -29,6 +29,7 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
+	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // namespaceExists reports whether namespace exists and is not terminating.
@@ -48,11 +49,16 @@ func (r *GuestbookReconciler) namespaceExists(ctx context.Context, namespace str
 // reconcileConfigMap returns the checksum of gb's configuration. A
 // ConfigMap that exists is used as it is, whoever made it; a missing one is
 // created with default settings, owned by gb. The created ConfigMap is then
-// the user's to edit: the operator does not revert its data.
+// the user's to edit: the operator does not revert its data. The cache
+// holds a ConfigMap the operator did not make without its data
+// (controllers.ConfigMapTransform): its data is read from the API server.
 func (r *GuestbookReconciler) reconcileConfigMap(ctx context.Context, gb *webappv1.Guestbook) (string, error) {
 	key := client.ObjectKey{Namespace: namespaceOf(gb), Name: gb.Spec.ConfigMapName}
 	cm := &corev1.ConfigMap{}
 	found, err := apply.Get(ctx, r.Client, r.APIReader, key, cm)
+	if err == nil && found && controllers.IsStrippedConfigMap(cm) {
+		found, err = apply.Get(ctx, r.APIReader, r.APIReader, key, cm)
+	}
 	if err != nil {
 		return "", err
 	}
