@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,6 +119,14 @@ var rejections = []rejection{
 	{name: "update makes a template label contradict the selector", obj: app(nil), update: onApp(func(a *sunappsv1.Application) {
 		a.Spec.Deployment.Template.Labels["app"] = "other"
 	}), field: "spec.deployment.template.metadata.labels", msg: "`selector` does not match template `labels`", by: applicationWebhook},
+	// What the operator copies into the children is bounded (well below the
+	// API server's own limits: 3 MiB per request, 1.5 MiB per object).
+	{name: "deployment spec of 300 KiB", obj: app(func(a *sunappsv1.Application) {
+		a.Spec.Deployment.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "BIG", Value: strings.Repeat("x", 300<<10)}}
+	}), field: "spec.deployment", msg: "may not be more than 262144 bytes", by: applicationWebhook},
+	{name: "update makes the service spec 70 KiB", obj: app(nil), update: onApp(func(a *sunappsv1.Application) {
+		a.Spec.Service.LoadBalancerSourceRanges = slices.Repeat([]string{"192.168.100.0/24"}, 70<<10/len(`"192.168.100.0/24",`)+1)
+	}), field: "spec.service", msg: "may not be more than 65536 bytes", by: applicationWebhook},
 
 	// Application, rejected by its schema before the webhook.
 	{name: "port zero", obj: app(func(a *sunappsv1.Application) { a.Spec.Service.Ports[0].Port = 0 }),

@@ -17,6 +17,7 @@ limitations under the License.
 package v1
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -48,8 +49,37 @@ var (
 	servicePath    = specPath.Child("service")
 )
 
+// Bounds of what an Application hands the operator to copy into its
+// children, in bytes of the JSON encoding: spec.deployment becomes the
+// Deployment's spec, spec.service the Service's. They embed the core types
+// (a Pod template, a Service spec), inside which a CRD schema can carry no
+// maxItems or maxLength of its own, so the webhook bounds each whole: every
+// list and string inside (containers, env, volumes, args, ports, selectors,
+// annotations of the Pod template...) is bounded by it.
+//
+// Without them only the API server bounds an Application: 3 MiB per
+// request, about 1.5 MiB per object in etcd. That is too much for what the
+// operator does with one: the Deployment it applies carries the template
+// again (with its own managedFields, which list every field: a template of
+// 1 MiB does not fit in etcd twice), and a reconcile turns the template into
+// maps several times (drift check, apply configuration), each list entry a
+// map of a few hundred bytes however short its JSON: a 1.5 MiB template of
+// short entries costs hundreds of MiB to reconcile, beyond the operator's
+// memory limit, and the standby replica that takes over reconciles it next.
+// 256 KiB is the size of the annotations an object may carry, and about
+// twenty times the largest Pod templates of common charts (sidecars, long
+// env lists); a Service spec needs much less.
+const (
+	maxDeploymentBytes = 256 << 10
+	maxServiceBytes    = 64 << 10
+)
+
 // validateApplication returns every rule app breaks.
 func validateApplication(app *sunappsv1.Application) field.ErrorList {
+	if errs := validateSizes(app); len(errs) > 0 {
+		// The other rules would only describe an object refused anyway.
+		return errs
+	}
 	d := &app.Spec.Deployment
 	return slices.Concat(
 		validateSelector(d.Selector, deploymentPath.Child("selector")),
@@ -57,6 +87,33 @@ func validateApplication(app *sunappsv1.Application) field.ErrorList {
 		validateContainers(d.Template.Spec.Containers, deploymentPath.Child("template", "spec", "containers")),
 		validateServicePorts(&app.Spec.Service.ServiceSpec, servicePath),
 	)
+}
+
+// validateSizes bounds spec.deployment and spec.service (maxDeploymentBytes,
+// maxServiceBytes).
+func validateSizes(app *sunappsv1.Application) field.ErrorList {
+	var errs field.ErrorList
+	for _, part := range []struct {
+		path  *field.Path
+		value any
+		max   int
+	}{
+		{deploymentPath, &app.Spec.Deployment, maxDeploymentBytes},
+		{servicePath, &app.Spec.Service, maxServiceBytes},
+	} {
+		data, err := json.Marshal(part.value)
+		if err != nil {
+			errs = append(errs, field.InternalError(part.path, err))
+			continue
+		}
+		if len(data) > part.max {
+			e := field.TooLong(part.path, "", part.max)
+			e.Detail = fmt.Sprintf("is %d bytes as JSON, may not be more than %d bytes (the operator copies it into the Application's children)",
+				len(data), part.max)
+			errs = append(errs, e)
+		}
+	}
+	return errs
 }
 
 // validateApplicationUpdate returns every rule the update from old to app

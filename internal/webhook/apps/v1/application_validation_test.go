@@ -17,6 +17,9 @@ limitations under the License.
 package v1
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -160,6 +163,18 @@ func TestValidateApplication(t *testing.T) {
 			a.Spec.Service.Type = corev1.ServiceTypeNodePort
 			a.Spec.Service.Ports[0].NodePort = -1
 		}, want: []fieldErr{{field.ErrorTypeInvalid, "spec.service.ports[0].nodePort"}}},
+		{name: "deployment at its bound", mutate: padDeployment(maxDeploymentBytes)},
+		{name: "deployment beyond its bound", mutate: padDeployment(maxDeploymentBytes + 1),
+			want: []fieldErr{{field.ErrorTypeTooLong, "spec.deployment"}}},
+		{name: "service at its bound", mutate: padService(maxServiceBytes)},
+		{name: "service beyond its bound, other rules unchecked", mutate: func(a *sunappsv1.Application) {
+			padService(maxServiceBytes + 1)(a)
+			a.Spec.Deployment.Template.Spec.Containers = nil
+		}, want: []fieldErr{{field.ErrorTypeTooLong, "spec.service"}}},
+		{name: "both beyond their bounds", mutate: func(a *sunappsv1.Application) {
+			padDeployment(maxDeploymentBytes + 1)(a)
+			padService(maxServiceBytes + 1)(a)
+		}, want: []fieldErr{{field.ErrorTypeTooLong, "spec.deployment"}, {field.ErrorTypeTooLong, "spec.service"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,4 +221,44 @@ func TestUnchangedSpecPassesUpdate(t *testing.T) {
 	app := old.DeepCopy()
 	app.Finalizers = []string{"example.com/cleanup"}
 	NewWithT(t).Expect(validateApplicationUpdate(old, app)).To(BeEmpty())
+}
+
+// padDeployment makes spec.deployment exactly size bytes of JSON with one
+// environment variable.
+func padDeployment(size int) func(*sunappsv1.Application) {
+	return func(a *sunappsv1.Application) {
+		c := &a.Spec.Deployment.Template.Spec.Containers[0]
+		c.Env = []corev1.EnvVar{{Name: "PAD", Value: "x"}}
+		c.Env[0].Value = strings.Repeat("x", size-jsonSize(&a.Spec.Deployment)+1)
+	}
+}
+
+// padService makes spec.service exactly size bytes of JSON with one
+// selector entry.
+func padService(size int) func(*sunappsv1.Application) {
+	return func(a *sunappsv1.Application) {
+		a.Spec.Service.Selector = map[string]string{"pad": ""}
+		a.Spec.Service.Selector["pad"] = strings.Repeat("x", size-jsonSize(&a.Spec.Service))
+	}
+}
+
+func jsonSize(v any) int {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return len(data)
+}
+
+// The refusal names the field, its size and the bound, and does not echo
+// the value.
+func TestValidateSizesMessage(t *testing.T) {
+	g := NewWithT(t)
+	app := validApp()
+	padDeployment(maxDeploymentBytes + 10)(app)
+	errs := validateApplication(app)
+	g.Expect(errs).To(HaveLen(1))
+	g.Expect(errs[0].Error()).To(Equal(fmt.Sprintf(
+		"spec.deployment: Too long: is %d bytes as JSON, may not be more than %d bytes (the operator copies it into the Application's children)",
+		maxDeploymentBytes+10, maxDeploymentBytes)))
 }
