@@ -105,6 +105,11 @@ type config struct {
 	// perNamespace is how many items each variant puts in one namespace
 	// (spread); 0: all of them in one.
 	perNamespace int
+	// foreignConfigMaps ConfigMaps of foreignConfigMapKiB each, not the
+	// operator's, are created before the variants run (foreign.go).
+	foreignConfigMaps, foreignConfigMapKiB int
+	// keepForeign keeps them after the run.
+	keepForeign bool
 	// rates, base and rateWindow are the steady-rate mode's (steady.go).
 	rates      []float64
 	base       int
@@ -184,6 +189,10 @@ func parseFlags() *config {
 		"at N up to this (0: at every N); the operator runs at every N.")
 	flag.IntVar(&c.perNamespace, "per-namespace", 0, "Items per namespace: each variant spreads its N items over "+
 		"namespaces of this many (0: all in one namespace, where kube-controller-manager's per-namespace lists grow with N).")
+	flag.IntVar(&c.foreignConfigMaps, "foreign-configmaps", 0, "ConfigMaps that are not the operator's to create first "+
+		"(in namespace "+foreignNamespace+"), to weigh their cost on the operator's memory (docs/performance.md).")
+	flag.IntVar(&c.foreignConfigMapKiB, "foreign-configmap-kib", 100, "KiB of data in each of -foreign-configmaps.")
+	flag.BoolVar(&c.keepForeign, "keep-foreign", false, "Keep the -foreign-configmaps after the run (for the next one).")
 	flag.StringVar(&rates, "rates", "", "Steady-rate mode instead of the bursts: comma-separated creates per second, "+
 		"one measurement each (see -base, -rate-window).")
 	flag.IntVar(&c.base, "base", 5000, "Steady-rate mode: converged Applications the cluster holds first.")
@@ -290,6 +299,18 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		return 0, b.steadyMode(ctx)
 	}
 
+	if cfg.foreignConfigMaps > 0 {
+		if err := createForeignConfigMaps(ctx, c, cfg.foreignConfigMaps, cfg.foreignConfigMapKiB<<10); err != nil {
+			return 0, err
+		}
+		if !cfg.keepForeign {
+			defer func() {
+				if err := deleteForeignConfigMaps(context.WithoutCancel(ctx), c); err != nil {
+					logf("bench: deleting the foreign ConfigMaps: %v", err)
+				}
+			}()
+		}
+	}
 	// Every variant's N Pods, and the previous variant's still going.
 	if err := ensurePodCapacity(ctx, c, 2*slices.Max(cfg.ns)+1000); err != nil {
 		return 0, err
@@ -888,8 +909,12 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns spread, n int
 	if r.peakRSS, err = p.peakRSS(); err != nil {
 		return r, err
 	}
-	logf("%s N=%d: %d idle writes, heap %.0f KiB above the empty baseline (%.0f KiB), peak RSS %.1f MiB",
-		variant, n, r.idleWrites, (heap-base)/1024, base/1024, r.peakRSS/(1<<20))
+	idleRSS, err := p.idleRSS()
+	if err != nil {
+		return r, err
+	}
+	logf("%s N=%d: %d idle writes, heap %.0f KiB above the empty baseline (%.0f KiB), peak RSS %.1f MiB, idle RSS %.1f MiB",
+		variant, n, r.idleWrites, (heap-base)/1024, base/1024, r.peakRSS/(1<<20), idleRSS/(1<<20))
 	if requireCondition { // the operator, whose cache this weighs
 		w, err := weighObjects(ctx, b.c, ns.of(0), itemName(0))
 		if err != nil {
