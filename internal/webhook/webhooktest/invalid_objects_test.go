@@ -123,7 +123,7 @@ var rejections = []rejection{
 	// API server's own limits: 3 MiB per request, 1.5 MiB per object).
 	{name: "deployment spec of 300 KiB", obj: app(func(a *sunappsv1.Application) {
 		a.Spec.Deployment.Template.Spec.Containers[0].Env = []corev1.EnvVar{{Name: "BIG", Value: strings.Repeat("x", 300<<10)}}
-	}), field: "spec.deployment", msg: "may not be more than 262144 bytes", by: applicationWebhook},
+	}), field: "spec.deployment", msg: "may not be more than 131072 bytes", by: applicationWebhook},
 	{name: "update makes the service spec 70 KiB", obj: app(nil), update: onApp(func(a *sunappsv1.Application) {
 		a.Spec.Service.LoadBalancerSourceRanges = slices.Repeat([]string{"192.168.100.0/24"}, 70<<10/len(`"192.168.100.0/24",`)+1)
 	}), field: "spec.service", msg: "may not be more than 65536 bytes", by: applicationWebhook},

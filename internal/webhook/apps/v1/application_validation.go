@@ -59,18 +59,17 @@ var (
 //
 // Without them only the API server bounds an Application: 3 MiB per
 // request, about 1.5 MiB per object in etcd. That is too much for what the
-// operator does with one: the Deployment it applies carries the template
-// again (with its own managedFields, which list every field: a template of
-// 1 MiB does not fit in etcd twice), and a reconcile turns the template into
-// maps several times (drift check, apply configuration), each list entry a
-// map of a few hundred bytes however short its JSON: a 1.5 MiB template of
-// short entries costs hundreds of MiB to reconcile, beyond the operator's
-// memory limit, and the standby replica that takes over reconciles it next.
-// 256 KiB is the size of the annotations an object may carry, and about
-// twenty times the largest Pod templates of common charts (sidecars, long
-// env lists); a Service spec needs much less.
+// operator does with one: the cache holds it and its Deployment, and a
+// reconcile turns the template into maps several times (drift check, apply configuration), each list entry a map of a few
+// hundred bytes however short its JSON: the drift check alone allocates
+// 58 MiB for a 1.4 MiB template of short env entries, 6.4 MiB at 128 KiB
+// (measured; docs/security.md), and the operator runs 16 reconciles at once
+// (--max-concurrent-reconciles): a handful of maximal Applications would
+// take a replica past its 256 MiB limit, then the standby replica that takes
+// over. 128 KiB is more than ten times the Pod templates of common charts
+// (sidecars, long env lists); a Service spec needs much less.
 const (
-	maxDeploymentBytes = 256 << 10
+	maxDeploymentBytes = 128 << 10
 	maxServiceBytes    = 64 << 10
 )
 
