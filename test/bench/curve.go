@@ -62,7 +62,7 @@ func renderCurve(results []result) string {
 					return "-"
 				}
 				out := fmt.Sprintf(format, c[i])
-				if v == "operator" && ref != nil && r.n != curveReference && offCurve(c[i], refC[i]) {
+				if isOperator(v) && ref != nil && r.n != curveReference && offCurve(c[i], refC[i]) {
 					out = "**" + out + "**"
 				}
 				return out

@@ -131,23 +131,23 @@ func cpuByProcess(before, after map[int]procTime) map[string]float64 {
 
 // cpuSpan is the start of a measurement: the machine's and every
 // process's CPU time at that moment, and the requests kube-apiserver had
-// served.
+// served and its admission webhooks' latency histograms.
 type cpuSpan struct {
 	start     time.Time
 	machine   machineCPU
 	processes map[int]procTime
 	apiserver rest.Interface
-	requests  map[string]float64
+	reading   apiserverReading
 }
 
-// startCPUSpan reads the CPU times and the requests apiserver has served.
+// startCPUSpan reads the CPU times and apiserver's /metrics.
 func startCPUSpan(ctx context.Context, apiserver rest.Interface) (cpuSpan, error) {
 	s, err := startCPU()
 	if err != nil {
 		return cpuSpan{}, err
 	}
 	s.apiserver = apiserver
-	s.requests, err = apiRequests(ctx, apiserver)
+	s.reading, err = readAPIServer(ctx, apiserver)
 	return s, err
 }
 
@@ -163,8 +163,8 @@ func startCPU() (cpuSpan, error) {
 }
 
 // end records in r the machine's busy CPU seconds and share, the CPU
-// seconds of each busy process and the requests kube-apiserver served,
-// since s.
+// seconds of each busy process, the requests kube-apiserver served and the
+// admission webhook calls it timed, since s.
 func (s cpuSpan) end(ctx context.Context, r *result) error {
 	m, err := readMachineCPU()
 	if err != nil {
@@ -172,11 +172,12 @@ func (s cpuSpan) end(ctx context.Context, r *result) error {
 	}
 	r.machineBusy, r.machineShare = m.since(s.machine)
 	r.processes = cpuByProcess(s.processes, processCPU())
-	requests, err := apiRequests(ctx, s.apiserver)
+	reading, err := readAPIServer(ctx, s.apiserver)
 	if err != nil {
 		return err
 	}
-	r.requests = requestsSince(s.requests, requests)
+	r.requests = requestsSince(s.reading.requests, reading.requests)
+	r.webhooks = webhooksSince(s.reading.webhooks, reading.webhooks)
 	return nil
 }
 

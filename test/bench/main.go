@@ -41,6 +41,7 @@ import (
 	"syscall"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -61,6 +62,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	"sunstrider.cn/operator/test/bench/seedcontroller"
 )
 
@@ -75,6 +77,7 @@ var scheme = kruntime.NewScheme()
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(sunappsv1.AddToScheme(scheme))
+	utilruntime.Must(configv1alpha1.AddToScheme(scheme))
 }
 
 type config struct {
@@ -98,8 +101,12 @@ type config struct {
 	floorLast   bool
 	// operator is false when only the references run (-operator=false).
 	operator bool
-	appFloor bool
-	warmUp   bool
+	// childAccess are the OperatorConfiguration spec.childAccess modes the
+	// operator runs in, one measurement each (-child-access); none: once,
+	// with the cluster's OperatorConfiguration left as it is.
+	childAccess []configv1alpha1.ChildAccess
+	appFloor    bool
+	warmUp      bool
 	// referencesMax is the largest N the references run at; 0: every N.
 	referencesMax int
 	// perNamespace is how many items each variant puts in one namespace
@@ -184,7 +191,12 @@ func parseFlags() *config {
 	flag.BoolVar(&c.appFloor, "app-floor", true, "With -references, also run the Application floor: "+
 		"the Application API's own writes by a plain client, no controller (in the steady-rate mode: at each rate, "+
 		"after the operator).")
-	var rates string
+	var rates, childAccess string
+	flag.StringVar(&childAccess, "child-access", "", "Comma-separated OperatorConfiguration spec.childAccess modes "+
+		"(Requester, Delegated): the operator runs once in each, in this order, the benchmark setting the mode in the "+
+		"OperatorConfiguration \"default\" (created if absent) before it starts; empty: once, the cluster's "+
+		"OperatorConfiguration left as it is (none: the operator's default, Requester). Applications are created by "+
+		"the benchmark's admin, whom every check allows: Requester measures the checks' cost, not a refusal.")
 	flag.IntVar(&c.referencesMax, "references-max", 0, "With -references, run the floors and the seed design only "+
 		"at N up to this (0: at every N); the operator runs at every N.")
 	flag.IntVar(&c.perNamespace, "per-namespace", 0, "Items per namespace: each variant spreads its N items over "+
@@ -223,6 +235,12 @@ func parseFlags() *config {
 		}
 		c.rates = append(c.rates, r)
 	}
+	modes, err := parseChildAccess(childAccess)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "-child-access:", err)
+		os.Exit(2)
+	}
+	c.childAccess = modes
 	c.managerArgs = strings.Fields(args)
 	return c
 }
@@ -318,11 +336,11 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	var results []result
 	for _, n := range cfg.ns {
 		runs := b.variants(n)
-		if b.withReferences(n) && cfg.warmUp {
+		if (b.withReferences(n) || len(cfg.childAccess) > 1) && cfg.warmUp {
 			// The first variant on a cluster pays less than the later ones
 			// (docs/performance.md): a discarded floor puts every measured
 			// variant on a cluster that has already made and deleted N of
-			// everything.
+			// everything. The operator in two modes is two variants.
 			logf("warm-up N=%d: the floor once, not measured", n)
 			if _, err := b.runFloor(ctx, n); err != nil {
 				return 0, fmt.Errorf("warm-up: %w", err)
@@ -377,7 +395,12 @@ func (b *bench) withReferences(n int) bool {
 func (b *bench) variants(n int) []func(context.Context, int) (result, error) {
 	var runs []func(context.Context, int) (result, error)
 	if b.cfg.operator {
-		runs = append(runs, b.runOperator)
+		if len(b.cfg.childAccess) == 0 {
+			runs = append(runs, func(ctx context.Context, n int) (result, error) { return b.runOperator(ctx, n, "") })
+		}
+		for _, mode := range b.cfg.childAccess {
+			runs = append(runs, func(ctx context.Context, n int) (result, error) { return b.runOperator(ctx, n, mode) })
+		}
 	}
 	if !b.withReferences(n) {
 		return runs
@@ -416,6 +439,12 @@ func (b *bench) steadyMode(ctx context.Context) error {
 func (b *bench) tables(results []result) string {
 	table := renderTable(results, b.cfg.perNamespace) + "\n\n" + renderProcesses(results) + "\n\n" +
 		renderRequests(results)
+	if wh := renderWebhooks(results); wh != "" {
+		table += "\n\n" + wh
+	}
+	if access := renderAccess(results); access != "" {
+		table += "\n\n" + access
+	}
 	if curve := renderCurve(results); curve != "" {
 		table += "\n\n" + curve
 	}
@@ -455,6 +484,12 @@ type result struct {
 	machineBusy, machineShare float64
 	// processes is the CPU seconds of each busy process over the same span.
 	processes map[string]float64
+	// webhooks are the admission webhook calls kube-apiserver timed over
+	// the same span, by webhook and operation (webhooksSince).
+	webhooks map[webhookKey]*dto.Histogram
+	// childAccess is the operator's spec.childAccess mode when the
+	// benchmark set it (-child-access).
+	childAccess configv1alpha1.ChildAccess
 }
 
 func na() result {
@@ -696,36 +731,55 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	return r, cleanUp(deleteNamespaces(ctx, b.c, ns))
 }
 
-func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
-	ns := b.spread("bench-operator", n)
+// runOperator measures the operator at n, in child access mode (its
+// OperatorConfiguration's spec.childAccess set first; "": left as it is).
+func (b *bench) runOperator(ctx context.Context, n int, mode configv1alpha1.ChildAccess) (result, error) {
+	variant, prefix, label := "operator", "bench-operator", fmt.Sprintf("operator-%d", n)
+	if mode != "" {
+		variant = operatorVariant(mode)
+		lower := strings.ToLower(string(mode))
+		prefix, label = prefix+"-"+lower, fmt.Sprintf("operator-%s-%d", lower, n)
+	}
+	ns := b.spread(prefix, n)
 	if err := b.installOperatorConfig(ctx); err != nil {
 		return result{}, err
+	}
+	if mode != "" {
+		if err := setChildAccess(ctx, b.c, mode); err != nil {
+			return result{}, err
+		}
 	}
 	if err := createNamespaces(ctx, b.c, ns); err != nil {
 		return result{}, err
 	}
-	logf("operator N=%d: starting %s", n, b.cfg.manager)
-	p, err := b.startOperator(ctx, fmt.Sprintf("operator-%d", n))
+	logf("%s N=%d: starting %s", variant, n, b.cfg.manager)
+	p, err := b.startOperator(ctx, label)
 	if err != nil {
 		return result{}, err
 	}
 	defer p.stop()
-	r, err := b.measureController(ctx, p, ns, n, "operator", true)
+	if mode != "" {
+		if err := waitChildAccess(ctx, b.c, mode); err != nil {
+			return result{}, fmt.Errorf("%w (log: %s)", err, p.logPath)
+		}
+	}
+	r, err := b.measureController(ctx, p, ns, n, variant, true)
+	r.childAccess = mode
 	if err != nil {
 		return r, err
 	}
 	if r.idleWrites != 0 {
-		b.failed = append(b.failed, fmt.Sprintf("N=%d: the operator wrote %d times in the %s idle window",
-			n, r.idleWrites, b.cfg.idle))
+		b.failed = append(b.failed, fmt.Sprintf("N=%d: the %s wrote %d times in the %s idle window",
+			n, variant, r.idleWrites, b.cfg.idle))
 	}
 
 	if b.cfg.restart {
-		logf("operator N=%d: restarting the operator", n)
+		logf("%s N=%d: restarting the operator", variant, n)
 		p.stop()
 		start := time.Now()
 		// At debug level the restarted operator logs each status write with
 		// the parts that changed, so a write here can be explained.
-		p2, err := b.startOperator(ctx, fmt.Sprintf("operator-%d-restart", n), "--zap-log-level=debug")
+		p2, err := b.startOperator(ctx, label+"-restart", "--zap-log-level=debug")
 		if err != nil {
 			return r, err
 		}
@@ -747,12 +801,12 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 		if r.restartWrites, err = p2.writes(); err != nil {
 			return r, err
 		}
-		logf("operator N=%d: %d writes after the restart: %d reconciles of the %d Applications of the cluster "+
-			"in %s (ready after %s), then a %s idle window", n, r.restartWrites, reconciles, len(apps.Items),
+		logf("%s N=%d: %d writes after the restart: %d reconciles of the %d Applications of the cluster "+
+			"in %s (ready after %s), then a %s idle window", variant, n, r.restartWrites, reconciles, len(apps.Items),
 			reconciled.Round(time.Millisecond), r.restartReady.Round(time.Millisecond), b.cfg.idle)
 		if r.restartWrites != 0 {
-			b.failed = append(b.failed, fmt.Sprintf("N=%d: the restarted operator wrote %d times (see %s)",
-				n, r.restartWrites, p2.logPath))
+			b.failed = append(b.failed, fmt.Sprintf("N=%d: the restarted %s wrote %d times (see %s)",
+				n, variant, r.restartWrites, p2.logPath))
 			printMatchingLines(p2.logPath, "Wrote ")
 		}
 		p2.stop()
@@ -761,7 +815,7 @@ func (b *bench) runOperator(ctx context.Context, n int) (result, error) {
 	if b.cfg.keep {
 		return r, nil
 	}
-	logf("operator N=%d: deleting the namespace", n)
+	logf("%s N=%d: deleting the namespace", variant, n)
 	return r, cleanUp(deleteNamespaces(ctx, b.c, ns))
 }
 
@@ -988,9 +1042,9 @@ func renderTable(results []result, perNamespace int) string {
 		ratio := ""
 		floor, hasFloor := byN[r.n]["floor (plain client)"]
 		appFloor, hasAppFloor := byN[r.n][appFloorVariant]
-		op, hasOp := byN[r.n]["operator"]
-		switch r.variant {
-		case "operator":
+		op, hasOp := firstOperator(results, r.n)
+		switch {
+		case isOperator(r.variant):
 			if hasFloor {
 				ratio = fmt.Sprintf("operator/floor **%.2f**", r.converge.Seconds()/floor.converge.Seconds())
 			}
@@ -998,13 +1052,13 @@ func renderTable(results []result, perNamespace int) string {
 				ratio += fmt.Sprintf(", operator/Application floor **%.2f**",
 					r.converge.Seconds()/appFloor.converge.Seconds())
 			}
-		case appFloorVariant:
+		case r.variant == appFloorVariant:
 			if hasFloor {
 				ratio = fmt.Sprintf("Application floor/floor %.2f", r.converge.Seconds()/floor.converge.Seconds())
 			}
-		case "seed design":
+		case r.variant == "seed design":
 			if hasOp {
-				ratio = fmt.Sprintf("seed/operator **%.1f**", r.converge.Seconds()/op.converge.Seconds())
+				ratio = fmt.Sprintf("seed/%s **%.1f**", op.variant, r.converge.Seconds()/op.converge.Seconds())
 			}
 		}
 		split := "-"

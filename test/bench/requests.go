@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/client-go/rest"
 )
 
@@ -16,17 +17,33 @@ import (
 // verb, group, resource, subresource and code.
 const requestsMetric = "apiserver_request_total"
 
-// minRequestsPerApp hides the request kinds rarer than this from the table.
+// minRequestsPerApp hides the request kinds rarer than this from the table
+// (sarKind excepted).
 const minRequestsPerApp = 0.2
 
-// apiRequests reads the requests kube-apiserver has served so far
-// (parseRequests of its /metrics).
-func apiRequests(ctx context.Context, rc rest.Interface) (map[string]float64, error) {
+// apiserverReading is what kube-apiserver's /metrics said at one moment:
+// the requests it had served (parseRequests) and its admission webhooks'
+// latency histograms (parseWebhookHistograms).
+type apiserverReading struct {
+	requests map[string]float64
+	webhooks map[webhookKey]*dto.Histogram
+}
+
+// readAPIServer scrapes kube-apiserver's /metrics once.
+func readAPIServer(ctx context.Context, rc rest.Interface) (apiserverReading, error) {
 	data, err := rc.Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading kube-apiserver's /metrics: %w", err)
+		return apiserverReading{}, fmt.Errorf("reading kube-apiserver's /metrics: %w", err)
 	}
-	return parseRequests(string(data))
+	requests, err := parseRequests(string(data))
+	if err != nil {
+		return apiserverReading{}, err
+	}
+	webhooks, err := parseWebhookHistograms(string(data))
+	if err != nil {
+		return apiserverReading{}, err
+	}
+	return apiserverReading{requests: requests, webhooks: webhooks}, nil
 }
 
 // parseRequests sums the apiserver_request_total samples of a Prometheus
@@ -97,7 +114,9 @@ func renderRequests(results []result) string {
 		kinds := map[string]bool{}
 		for _, r := range rs {
 			for kind, v := range r.requests {
-				if v/float64(n) >= minRequestsPerApp {
+				// SubjectAccessReviews are shown however few: what the
+				// admission access check costs (docs/performance.md).
+				if v/float64(n) >= minRequestsPerApp || kind == sarKind {
 					kinds[kind] = true
 				}
 			}

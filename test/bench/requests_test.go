@@ -65,7 +65,8 @@ func TestRequestsSince(t *testing.T) {
 func TestRenderRequests(t *testing.T) {
 	results := []result{
 		{variant: "floor", n: 10, requests: map[string]float64{"POST deployments": 10, "GET pods": 1}},
-		{variant: "operator", n: 10, requests: map[string]float64{"APPLY deployments": 10, "POST deployments": 1}},
+		{variant: "operator", n: 10, requests: map[string]float64{"APPLY deployments": 10, "POST deployments": 1,
+			sarKind: 1}},
 		{variant: "no figures", n: 10},
 	}
 	got := renderRequests(results)
@@ -74,7 +75,9 @@ func TestRenderRequests(t *testing.T) {
 		"| request | floor | operator |",
 		"| POST deployments | 1.00 | 0.10 |",
 		"| APPLY deployments | 0.00 | 1.00 |",
-		"| all | **1.1** | **1.1** |",
+		"| all | **1.1** | **1.2** |",
+		// The admission access checks' reviews show however few.
+		"| POST subjectaccessreviews | 0.00 | 0.10 |",
 	)
 	if strings.Contains(got, "GET pods") {
 		t.Errorf("a kind under %.1f per Application is shown:\n%s", minRequestsPerApp, got)
