@@ -32,15 +32,16 @@ import (
 )
 
 // cachedConfigMap waits until the running manager's cache (what the
-// controllers read) holds the ConfigMap at key with resourceVersion rv, and
-// returns the cached copy.
-func cachedConfigMap(g *WithT, key client.ObjectKey, rv string) *corev1.ConfigMap {
-	var cm corev1.ConfigMap
+// controllers read) holds the ConfigMap at key as the API server does (the
+// same resourceVersion), and returns the cached copy and the live one.
+func cachedConfigMap(g *WithT, key client.ObjectKey) (cached, live *corev1.ConfigMap) {
+	cached, live = &corev1.ConfigMap{}, &corev1.ConfigMap{}
 	g.Eventually(func(g Gomega) {
-		g.Expect(suite.Cache.Get(context.Background(), key, &cm)).To(Succeed())
-		g.Expect(cm.ResourceVersion).To(Equal(rv))
+		g.Expect(k8sClient.Get(context.Background(), key, live)).To(Succeed())
+		g.Expect(suite.Cache.Get(context.Background(), key, cached)).To(Succeed())
+		g.Expect(cached.ResourceVersion).To(Equal(live.ResourceVersion))
 	}).Should(Succeed())
-	return &cm
+	return cached, live
 }
 
 // The cache holds a foreign ConfigMap as its metadata: enough for the Drink
@@ -66,7 +67,7 @@ func TestDrinkCachesForeignConfigMapsAsMetadata(t *testing.T) {
 	g.Expect(k8sClient.Create(ctx, drink)).To(Succeed())
 	expectReady(g, client.ObjectKeyFromObject(drink), metav1.ConditionFalse, examplev1.ReasonResourceConflict)
 
-	cached := cachedConfigMap(g, client.ObjectKeyFromObject(foreign), foreign.ResourceVersion)
+	cached, _ := cachedConfigMap(g, client.ObjectKeyFromObject(foreign))
 	g.Expect(cached.UID).To(Equal(foreign.UID))
 	g.Expect(cached.Labels).To(Equal(foreign.Labels))
 	g.Expect(cached.Data).To(BeNil())
@@ -76,17 +77,18 @@ func TestDrinkCachesForeignConfigMapsAsMetadata(t *testing.T) {
 	// The Drink's own ConfigMap, once the foreign one is gone: cached whole.
 	g.Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())
 	own := expectConfigMap(g, drink, "night", "milk")
-	cached = cachedConfigMap(g, client.ObjectKeyFromObject(own), own.ResourceVersion)
-	g.Expect(cached.Data).To(Equal(own.Data))
-	g.Expect(cached.Annotations).To(HaveKeyWithValue(apply.HashAnnotation, own.Annotations[apply.HashAnnotation]))
+	cached, live := cachedConfigMap(g, client.ObjectKeyFromObject(own))
+	g.Expect(cached.Data).To(Equal(live.Data))
+	g.Expect(cached.Annotations).To(HaveKeyWithValue(apply.HashAnnotation, live.Annotations[apply.HashAnnotation]))
 
 	// Drift on it is seen and restored.
 	own.Data[configMapKeyDrink] = "water"
 	g.Expect(k8sClient.Update(ctx, own, client.FieldOwner("kubectl-edit"))).To(Succeed())
 	restored := expectConfigMap(g, drink, "night", "milk")
 	g.Expect(restored.UID).To(Equal(own.UID))
-	cached = cachedConfigMap(g, client.ObjectKeyFromObject(own), restored.ResourceVersion)
-	g.Expect(cached.Data).To(Equal(restored.Data))
+	cached, live = cachedConfigMap(g, client.ObjectKeyFromObject(own))
+	g.Expect(cached.Data).To(Equal(live.Data))
+	g.Expect(live.Data).To(Equal(restored.Data))
 }
 
 // A ConfigMap the Drink controls but without the operator's label (made by
@@ -124,8 +126,9 @@ func TestDrinkLabelsItsUnlabelledConfigMapAndSettles(t *testing.T) {
 	own := expectConfigMap(g, drink, "dawn", "coffee")
 	g.Expect(own.UID).To(Equal(old.UID))
 	expectReady(g, client.ObjectKeyFromObject(drink), metav1.ConditionTrue, examplev1.ReasonSynced)
-	cached := cachedConfigMap(g, client.ObjectKeyFromObject(own), own.ResourceVersion)
-	g.Expect(cached.Data).To(Equal(own.Data))
+	cached, live := cachedConfigMap(g, client.ObjectKeyFromObject(own))
+	g.Expect(cached.Data).To(Equal(live.Data))
+	g.Expect(cached.Labels).To(HaveKeyWithValue(apply.ManagedByLabel, apply.ManagedByValue))
 
 	// Settled: a reconcile after the label was applied writes nothing.
 	mine := writes.In(testutil.InNamespace(ns))
