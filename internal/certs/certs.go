@@ -145,6 +145,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) (healthz.Checker, e
 		CaCertDuration:         o.CAValidity,
 		LookaheadInterval:      o.RenewBefore,
 		RotationCheckFrequency: o.CheckInterval,
+		// Unique per process (controller-runtime refuses a name twice): one
+		// rotator per Secret.
+		ControllerName: "cert-rotator-" + o.SecretName,
 		// Only the leader rotates; every replica serves.
 		RequireLeaderElection: true,
 		EnableReadinessCheck:  true,

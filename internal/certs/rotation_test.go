@@ -1,0 +1,215 @@
+package certs_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/certs"
+)
+
+// Rotation times of TestSelfManagedCertificateRotatesWhileWebhooksAnswer: a
+// serving certificate is valid for certValidity and re-issued once it
+// expires within renewBefore, so every ~6 s, and a served one stays valid
+// for 14 s after its successor is written: room for the webhook and metrics
+// servers to pick the new one up.
+const (
+	certValidity = 20 * time.Second
+	renewBefore  = 14 * time.Second
+)
+
+// metricsService is the metrics Service of the test's operator namespace,
+// and metricsServerName the name a scraper verifies (a ServiceMonitor's
+// tlsConfig.serverName).
+const (
+	metricsService    = "metrics-service"
+	metricsServerName = metricsService + "." + namespace + ".svc"
+)
+
+// TestSelfManagedCertificateRotatesWhileWebhooksAnswer runs --cert-mode=self
+// (certs.Setup) with the certificate's validity forced down to seconds, and
+// keeps writing through the webhooks while the serving certificate is
+// re-issued several times: every admission is answered by the webhook
+// (allowed, or denied with its own message; never a TLS or connection
+// error), the webhook and metrics servers serve each new certificate
+// (fingerprint and NotAfter change), which verifies against the CA in the
+// Secret's ca.crt (the one injected into the webhook configurations and
+// the one a ServiceMonitor reads) for the webhook's and the metrics
+// Service's names.
+func TestSelfManagedCertificateRotatesWhileWebhooksAnswer(t *testing.T) {
+	g := NewWithT(t)
+	cl := startCluster(t)
+	c := cl.client
+	ctx := context.Background()
+	g.Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
+	// A Secret of its own: its rotator's controller is named after it, and
+	// TestManagerWithoutCertificateBecomesReadyAndServes's may run in this
+	// process too.
+	const secretName = "rotating-cert"
+	g.Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: secretName}})).To(Succeed())
+
+	certDir := filepath.Join(t.TempDir(), "certs")
+	probePort, metricsPort := freePort(t), freePort(t)
+	// As cmd/main.go with --metrics-cert-path=--webhook-cert-path.
+	metricsCert := certs.NewFileCertificate(certDir, "tls.crt", "tls.key")
+	mgr, err := ctrl.NewManager(cl.cfg, ctrl.Options{
+		Scheme: cl.scheme,
+		Metrics: metricsserver.Options{
+			BindAddress:   fmt.Sprintf("127.0.0.1:%d", metricsPort),
+			SecureServing: true,
+			TLSOpts:       []func(*tls.Config){func(c *tls.Config) { c.GetCertificate = metricsCert.GetCertificate }},
+		},
+		HealthProbeBindAddress: fmt.Sprintf("127.0.0.1:%d", probePort),
+		WebhookServer: certs.NewServer(webhook.NewServer(webhook.Options{
+			Host: cl.wio.LocalServingHost, Port: cl.wio.LocalServingPort, CertDir: certDir,
+		}), certDir),
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(mgr.Add(metricsCert)).To(Succeed())
+	ready, err := certs.Setup(ctx, mgr, certs.Options{
+		Namespace:                      namespace,
+		SecretName:                     secretName,
+		ServiceName:                    "webhook-service",
+		MetricsServiceName:             metricsService,
+		ExtraDNSNames:                  []string{"localhost"},
+		CertDir:                        certDir,
+		MutatingWebhookConfiguration:   "mutating-webhook-configuration",
+		ValidatingWebhookConfiguration: "validating-webhook-configuration",
+		ConversionCRDs:                 []string{"drinks.example.com"},
+		CertValidity:                   certValidity,
+		RenewBefore:                    renewBefore,
+		CheckInterval:                  time.Second,
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	serveWebhooks(t, mgr, ready, probePort)
+
+	secret := &corev1.Secret{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, secret)).To(Succeed())
+	ca := secret.Data["ca.crt"]
+	g.Expect(ca).NotTo(BeEmpty())
+	pool := x509.NewCertPool()
+	g.Expect(pool.AppendCertsFromPEM(ca)).To(BeTrue())
+	webhookAddr := net.JoinHostPort(cl.wio.LocalServingHost, strconv.Itoa(cl.wio.LocalServingPort))
+	metricsAddr := fmt.Sprintf("127.0.0.1:%d", metricsPort)
+
+	// The metrics server serves the Secret's certificate once the manager
+	// wrote it (no self-signed stand-in), verified for the metrics Service.
+	g.Eventually(func() error {
+		_, err := handshake(metricsAddr, metricsServerName, pool)
+		return err
+	}, 10*time.Second, 100*time.Millisecond).Should(Succeed())
+
+	// The certificates served, by fingerprint, with their NotAfter.
+	webhookCerts, metricsCerts := map[string]time.Time{}, map[string]time.Time{}
+	var admissions, failures int
+	deadline := time.Now().Add(90 * time.Second)
+	// The pace of the writes: about 20 rounds a second.
+	pace := time.NewTicker(50 * time.Millisecond)
+	defer pace.Stop()
+	for i := 0; len(webhookCerts) < 4 || len(metricsCerts) < 4; i++ {
+		g.Expect(time.Now()).To(BeTemporally("<", deadline),
+			"certificates served: webhook %v, metrics %v", webhookCerts, metricsCerts)
+		// A new connection each time, verified as a client holding the CA
+		// does: the API server (for the webhook Service's names; the
+		// envtest URL says localhost) and a scraper (the metrics Service).
+		for addr, served := range map[string]map[string]time.Time{webhookAddr: webhookCerts, metricsAddr: metricsCerts} {
+			name := "webhook-service." + namespace + ".svc"
+			if addr == metricsAddr {
+				name = metricsServerName
+			}
+			cert, err := handshake(addr, name, pool)
+			g.Expect(err).NotTo(HaveOccurred(), "handshake %d with %s", i, addr)
+			_, err = handshake(addr, "localhost", pool)
+			g.Expect(err).NotTo(HaveOccurred(), "handshake %d with %s as localhost", i, addr)
+			// By fingerprint: cert-controller gives every certificate serial 1.
+			served[fmt.Sprintf("%x", sha256.Sum256(cert.Raw))] = cert.NotAfter
+		}
+		// Admission through the API server: a valid Application (dry run:
+		// nothing is stored) passes both webhooks, an invalid one is denied
+		// by the validating webhook.
+		for _, app := range []*sunappsv1.Application{application("good", "a"), application("bad", "b")} {
+			admissions++
+			err := c.Create(ctx, app, client.DryRunAll)
+			switch {
+			case app.Name == "good" && err == nil:
+			case app.Name == "bad" && err != nil &&
+				(apierrors.IsInvalid(err) || apierrors.IsForbidden(err)) &&
+				containsDenial(err.Error()):
+			default:
+				failures++
+				t.Errorf("admission %d of %s: %v", admissions, app.Name, err)
+			}
+		}
+		<-pace.C
+	}
+	// The CA stays (only the serving certificate rotates) and is the one
+	// injected.
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, secret)).To(Succeed())
+	g.Expect(secret.Data["ca.crt"]).To(Equal(ca))
+	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: "validating-webhook-configuration"}, validating)).To(Succeed())
+	for _, h := range validating.Webhooks {
+		g.Expect(h.ClientConfig.CABundle).To(Equal(ca), "webhook %s", h.Name)
+	}
+	g.Expect(failures).To(BeZero(), "failed admissions out of %d", admissions)
+	notAfters := map[time.Time]bool{}
+	for _, n := range webhookCerts {
+		notAfters[n] = true
+	}
+	g.Expect(len(notAfters)).To(BeNumerically(">=", 4), "NotAfter moves with each certificate")
+	t.Logf("FIGURES: %d admissions, %d failed; %d webhook and %d metrics certificates served in turn",
+		admissions, failures, len(webhookCerts), len(metricsCerts))
+}
+
+// handshake opens a TLS connection to addr verifying its certificate for
+// serverName against pool, and returns the certificate.
+func handshake(addr, serverName string, pool *x509.CertPool) (*x509.Certificate, error) {
+	conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr, &tls.Config{
+		ServerName: serverName, RootCAs: pool, MinVersion: tls.VersionTLS12,
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = conn.Close() }()
+	return conn.ConnectionState().PeerCertificates[0], nil
+}
+
+// application is an Application whose Pod template carries app=label under
+// the selector app=a: valid with "a", denied by the webhook otherwise.
+func application(name, label string) *sunappsv1.Application {
+	return &sunappsv1.Application{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: sunappsv1.ApplicationSpec{Deployment: sunappsv1.DeploymentTemplate{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": label}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+			},
+		}},
+	}
+}
+
+// containsDenial tells whether msg is the validating webhook's own denial.
+func containsDenial(msg string) bool {
+	return !strings.Contains(msg, "x509") &&
+		strings.Contains(msg, `admission webhook "vapplication-v1.sunstrider.cn" denied the request`)
+}
