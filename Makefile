@@ -113,8 +113,8 @@ verify: manifests generate kustomize crd-ref-docs ## Fail when committed generat
 		git ls-files --others --exclude-standard -- config/crd/bases api; echo "Generated files are not committed."; exit 1; }
 
 .PHONY: test
-test: manifests generate fmt vet k8s-test-bins promtool helm ## Run unit and envtest tests against a real kube-apiserver and etcd built from source.
-	KUBEBUILDER_ASSETS="$(K8S_BIN)" PROMTOOL="$(PROMTOOL)" HELM="$(HELM)" go test $$(go list ./...) -coverprofile cover.out $(TEST_ARGS)
+test: manifests generate fmt vet k8s-test-bins promtool helm kustomize ## Run unit and envtest tests against a real kube-apiserver and etcd built from source.
+	KUBEBUILDER_ASSETS="$(K8S_BIN)" PROMTOOL="$(PROMTOOL)" HELM="$(HELM)" KUSTOMIZE="$(KUSTOMIZE)" go test $$(go list ./...) -coverprofile cover.out $(TEST_ARGS)
 
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.

@@ -1,0 +1,272 @@
+package metrics_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// The certificate Secret and metrics Service of both installs: the defaults
+// of the manager's --webhook-secret-name and --metrics-service-name.
+const (
+	certSecret     = "sunstrider-operator-webhook-server-cert"
+	metricsService = "sunstrider-operator-controller-manager-metrics-service"
+)
+
+// rendered is what one way of installing the operator renders: documents by
+// kind and name.
+type rendered map[string]map[string][]byte
+
+func parseRendered(t *testing.T, manifests []byte) rendered {
+	t.Helper()
+	out := rendered{}
+	for _, doc := range regexp.MustCompile(`(?m)^---\s*$`).Split(string(manifests), -1) {
+		var meta struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+			t.Fatalf("%v in\n%s", err, doc)
+		}
+		if meta.Kind == "" {
+			continue
+		}
+		if out[meta.Kind] == nil {
+			out[meta.Kind] = map[string][]byte{}
+		}
+		out[meta.Kind][meta.Metadata.Name] = []byte(doc)
+	}
+	return out
+}
+
+// get strictly decodes the kind and name into obj: a field its Go type (the
+// API's) does not have fails, as a misspelt field would be dropped or refused
+// by the API server.
+func (r rendered) get(g Gomega, kind, name string, obj any) {
+	doc, ok := r[kind][name]
+	g.Expect(ok).To(BeTrue(), "%s %s rendered (have %v)", kind, name, keys(r[kind]))
+	g.Expect(yaml.UnmarshalStrict(doc, obj)).To(Succeed(), "%s %s", kind, name)
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// expectVerifiedScrape checks what a Prometheus given the rendered
+// ServiceMonitor does: it verifies the metrics server's certificate with the
+// ca.crt of the certificate Secret the manager serves metrics with, for the
+// metrics Service's name, and sends the token of a ServiceAccount that may
+// GET /metrics and nothing else; no deprecated bearerTokenFile, no
+// insecureSkipVerify. It returns the name the scrape verifies.
+func expectVerifiedScrape(g Gomega, r rendered, namespace string) string {
+	if len(r["ServiceMonitor"]) != 1 {
+		g.Expect(keys(r["ServiceMonitor"])).To(HaveLen(1), "one ServiceMonitor")
+	}
+	var sm monitoringv1.ServiceMonitor
+	r.get(g, "ServiceMonitor", keys(r["ServiceMonitor"])[0], &sm)
+	g.Expect(sm.Namespace).To(Equal(namespace))
+	g.Expect(sm.Spec.Endpoints).To(HaveLen(1))
+	ep := sm.Spec.Endpoints[0]
+	g.Expect(ep.Scheme).NotTo(BeNil())
+	g.Expect(string(*ep.Scheme)).To(Equal("https"))
+	g.Expect(ep.BearerTokenFile).To(BeEmpty(), "bearerTokenFile is deprecated")   //nolint:staticcheck // checked absent
+	g.Expect(ep.BearerTokenSecret).To(BeNil(), "bearerTokenSecret is deprecated") //nolint:staticcheck // checked absent
+
+	// The certificate: verified, for the metrics Service, with the CA of the
+	// Secret the manager serves (--metrics-cert-path = --webhook-cert-path).
+	g.Expect(ep.TLSConfig).NotTo(BeNil())
+	g.Expect(ep.TLSConfig.InsecureSkipVerify == nil || !*ep.TLSConfig.InsecureSkipVerify).To(BeTrue(), "insecureSkipVerify")
+	g.Expect(ep.TLSConfig.CA.Secret).NotTo(BeNil(), "tlsConfig.ca from a Secret")
+	g.Expect(ep.TLSConfig.CA.Secret.Name).To(Equal(certSecret))
+	g.Expect(ep.TLSConfig.CA.Secret.Key).To(Equal("ca.crt"))
+	g.Expect(ep.TLSConfig.ServerName).NotTo(BeNil())
+	g.Expect(*ep.TLSConfig.ServerName).To(Equal(metricsService + "." + namespace + ".svc"))
+	var svc corev1.Service
+	r.get(g, "Service", metricsService, &svc)
+	g.Expect(svc.Spec.Ports).To(ContainElement(HaveField("Name", ep.Port)))
+	var d appsv1.Deployment
+	r.get(g, "Deployment", "sunstrider-operator-controller-manager", &d)
+	g.Expect(d.Spec.Template.Spec.Containers[0].Args).To(ContainElements(
+		"--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs",
+		"--metrics-cert-path=/tmp/k8s-webhook-server/serving-certs"))
+
+	// The token: a service-account-token Secret of a ServiceAccount bound to
+	// a ClusterRole that allows GET /metrics and nothing else.
+	g.Expect(ep.Authorization).NotTo(BeNil())
+	g.Expect(ep.Authorization.Type).To(Equal("Bearer"))
+	g.Expect(ep.Authorization.Credentials).NotTo(BeNil())
+	g.Expect(ep.Authorization.Credentials.Key).To(Equal(corev1.ServiceAccountTokenKey))
+	var token corev1.Secret
+	r.get(g, "Secret", ep.Authorization.Credentials.Name, &token)
+	g.Expect(token.Namespace).To(Equal(namespace))
+	g.Expect(token.Type).To(Equal(corev1.SecretTypeServiceAccountToken))
+	scraper := token.Annotations[corev1.ServiceAccountNameKey]
+	var sa corev1.ServiceAccount
+	r.get(g, "ServiceAccount", scraper, &sa)
+	g.Expect(sa.Namespace).To(Equal(namespace))
+	var roles []string
+	for name := range r["ClusterRoleBinding"] {
+		var b rbacv1.ClusterRoleBinding
+		r.get(g, "ClusterRoleBinding", name, &b)
+		for _, s := range b.Subjects {
+			if s.Kind == rbacv1.ServiceAccountKind && s.Name == scraper && s.Namespace == namespace {
+				roles = append(roles, b.RoleRef.Name)
+			}
+		}
+	}
+	g.Expect(roles).To(HaveLen(1), "the scraper is bound to one ClusterRole")
+	var role rbacv1.ClusterRole
+	r.get(g, "ClusterRole", roles[0], &role)
+	g.Expect(role.Rules).To(Equal([]rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}))
+	return *ep.TLSConfig.ServerName
+}
+
+// expectCertManagerCovers checks that cert-manager's Certificate writes
+// the Secret the ServiceMonitor reads, valid for the name it verifies.
+func expectCertManagerCovers(g Gomega, r rendered, serverName string) {
+	var cert struct {
+		Spec struct {
+			DNSNames   []string `json:"dnsNames"`
+			SecretName string   `json:"secretName"`
+		} `json:"spec"`
+	}
+	g.Expect(r["Certificate"]).To(HaveLen(1))
+	g.Expect(yaml.Unmarshal(r["Certificate"][keys(r["Certificate"])[0]], &cert)).To(Succeed())
+	g.Expect(cert.Spec.SecretName).To(Equal(certSecret))
+	g.Expect(cert.Spec.DNSNames).To(ContainElement(serverName))
+}
+
+// kustomizeWith builds config/default as a user who uncommented components
+// there does: on a copy of config/.
+func kustomizeWith(t *testing.T, root string, components ...string) []byte {
+	t.Helper()
+	kustomize := tool(t, root, "KUSTOMIZE", "kustomize")
+	dir := filepath.Join(t.TempDir(), "config")
+	g := NewWithT(t)
+	g.Expect(os.CopyFS(dir, os.DirFS(filepath.Join(root, "config")))).To(Succeed())
+	path := filepath.Join(dir, "default", "kustomization.yaml")
+	data, err := os.ReadFile(path)
+	g.Expect(err).NotTo(HaveOccurred())
+	text := strings.Replace(string(data), "\n#components:\n", "\ncomponents:\n", 1)
+	for _, c := range components {
+		line := "\n#- " + c + "\n"
+		g.Expect(text).To(ContainSubstring(line), "config/default/kustomization.yaml offers %s", c)
+		text = strings.Replace(text, line, "\n- "+c+"\n", 1)
+	}
+	g.Expect(os.WriteFile(path, []byte(text), 0o600)).To(Succeed())
+	var stderr bytes.Buffer
+	cmd := exec.Command(kustomize, "build", filepath.Join(dir, "default"))
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	g.Expect(err).NotTo(HaveOccurred(), "kustomize build with %v:\n%s", components, stderr.String())
+	return out
+}
+
+// helmRender renders the whole chart in namespace with set.
+func helmRender(t *testing.T, root, namespace string, set ...string) ([]byte, error) {
+	t.Helper()
+	args := []string{"template", "sunstrider-operator", filepath.Join(root, "dist/chart"),
+		"--namespace", namespace, "--kube-version", "1.31.0"}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(tool(t, root, "HELM", "helm"), args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, &renderError{err: err, stderr: stderr.String()}
+	}
+	return out, nil
+}
+
+type renderError struct {
+	err    error
+	stderr string
+}
+
+func (e *renderError) Error() string { return e.err.Error() + ": " + e.stderr }
+
+// TestServiceMonitorVerifiesTheMetricsCertificate renders the ServiceMonitor
+// of each install (make deploy with config/prometheus, alone and with
+// cert-manager; the chart with serviceMonitor.enabled, with either
+// certManagement) and checks what Prometheus would do with it
+// (expectVerifiedScrape). test/e2e/metrics_test.go scrapes a running
+// manager the same way.
+func TestServiceMonitorVerifiesTheMetricsCertificate(t *testing.T) {
+	root := repoRoot(t)
+	t.Run("kustomize", func(t *testing.T) {
+		g := NewWithT(t)
+		expectVerifiedScrape(g, parseRendered(t, kustomizeWith(t, root, "../prometheus")), "sunstrider-operator-system")
+	})
+	t.Run("kustomize with cert-manager", func(t *testing.T) {
+		g := NewWithT(t)
+		r := parseRendered(t, kustomizeWith(t, root, "../components/cert-manager", "../prometheus"))
+		expectCertManagerCovers(g, r, expectVerifiedScrape(g, r, "sunstrider-operator-system"))
+	})
+	t.Run("chart", func(t *testing.T) {
+		g := NewWithT(t)
+		out, err := helmRender(t, root, "monitoring-test", "serviceMonitor.enabled=true")
+		g.Expect(err).NotTo(HaveOccurred())
+		expectVerifiedScrape(g, parseRendered(t, out), "monitoring-test")
+	})
+	t.Run("chart with cert-manager", func(t *testing.T) {
+		g := NewWithT(t)
+		out, err := helmRender(t, root, "monitoring-test", "serviceMonitor.enabled=true", "certManagement=cert-manager")
+		g.Expect(err).NotTo(HaveOccurred())
+		r := parseRendered(t, out)
+		expectCertManagerCovers(g, r, expectVerifiedScrape(g, r, "monitoring-test"))
+	})
+	t.Run("chart without webhooks", func(t *testing.T) {
+		// No certificate to verify: refused, saying why.
+		_, err := helmRender(t, root, "monitoring-test", "serviceMonitor.enabled=true", "webhook.enabled=false")
+		NewWithT(t).Expect(err).To(MatchError(ContainSubstring("serviceMonitor.enabled needs webhook.enabled")))
+	})
+}
+
+// TestNothingShippedSkipsVerification: no manifest the project ships (kustomize
+// bases and components, the chart, the installer, the OLM bundle) turns
+// certificate verification off.
+func TestNothingShippedSkipsVerification(t *testing.T) {
+	g := NewWithT(t)
+	root := repoRoot(t)
+	var found []string
+	for _, dir := range []string{"config", "dist", "bundle"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			for _, bad := range []string{"insecureSkipVerify", "insecure-skip-tls-verify", "bearerTokenFile"} {
+				if bytes.Contains(data, []byte(bad)) {
+					rel, _ := filepath.Rel(root, path)
+					found = append(found, rel+": "+bad)
+				}
+			}
+			return nil
+		})
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	g.Expect(found).To(BeEmpty())
+}
