@@ -68,23 +68,43 @@ var bundleObjectKinds = []string{
 	"Service", "ServiceMonitor",
 }
 
-// selfCertRules are the manager's permissions that exist only for
-// --cert-mode=self (internal/certs: the certificate Secret, CA injection into
-// the webhook configurations and the Drink CRD). Under OLM the manager runs
-// with --cert-mode=external and OLM does all of it, so the CSV does not grant
-// them: in particular the operator never gets write access to CRDs.
-var selfCertRules = []rbacv1.PolicyRule{
-	{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: certVerbs},
-	{
-		APIGroups: []string{"admissionregistration.k8s.io"},
-		Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"},
-		Verbs:     certVerbs,
-	},
-	{APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: certVerbs},
+// selfCertResources are what the manager's permissions that exist only for
+// --cert-mode=self are on, by API group (internal/certs: the certificate
+// Secret, CA injection into the webhook configurations and the Drink CRD).
+// Under OLM the manager runs with --cert-mode=external and OLM does all of
+// it, so the CSV does not grant them: in particular the operator never gets
+// write access to CRDs.
+var selfCertResources = map[string][]string{
+	"":                             {"secrets"},
+	"admissionregistration.k8s.io": {"mutatingwebhookconfigurations", "validatingwebhookconfigurations"},
+	"apiextensions.k8s.io":         {"customresourcedefinitions"},
 }
 
 // certVerbs are internal/certs' verbs on what it reads and updates.
 var certVerbs = []string{"get", "list", "watch", "update"}
+
+// isSelfCertRule reports whether rule grants only certVerbs on
+// selfCertResources (with or without resourceNames: config/rbac narrows
+// update to the operator's own objects). A rule that also grants anything
+// else is kept, and the bundle's tests refuse it.
+func isSelfCertRule(rule rbacv1.PolicyRule) bool {
+	if len(rule.NonResourceURLs) > 0 || len(rule.APIGroups) == 0 || len(rule.Resources) == 0 {
+		return false
+	}
+	for _, group := range rule.APIGroups {
+		for _, res := range rule.Resources {
+			if !slices.Contains(selfCertResources[group], res) {
+				return false
+			}
+		}
+	}
+	for _, verb := range rule.Verbs {
+		if !slices.Contains(certVerbs, verb) {
+			return false
+		}
+	}
+	return true
+}
 
 // generate returns the bundle's files by path relative to the repository root.
 func generate(in *inputs) (map[string][]byte, error) {
@@ -337,7 +357,7 @@ func (c *classified) permissions() (namespaced, clusterWide []v1alpha1.StrategyD
 		var rules []rbacv1.PolicyRule
 		for _, key := range keys {
 			for _, rule := range c.roles[key] {
-				if !slices.ContainsFunc(selfCertRules, func(r rbacv1.PolicyRule) bool { return sameRule(r, rule) }) {
+				if !isSelfCertRule(rule) {
 					rules = append(rules, rule)
 				}
 			}
@@ -348,12 +368,6 @@ func (c *classified) permissions() (namespaced, clusterWide []v1alpha1.StrategyD
 		return []v1alpha1.StrategyDeploymentPermissions{{ServiceAccountName: sa, Rules: rules}}
 	}
 	return collect(c.namespaced), collect(c.clusterWide)
-}
-
-func sameRule(a, b rbacv1.PolicyRule) bool {
-	set := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
-	return slices.Equal(set(a.APIGroups), set(b.APIGroups)) && slices.Equal(set(a.Resources), set(b.Resources)) &&
-		slices.Equal(set(a.Verbs), set(b.Verbs)) && len(b.ResourceNames) == 0 && len(b.NonResourceURLs) == 0
 }
 
 // bundleDeployment is config/default's Deployment as OLM runs it: with

@@ -44,7 +44,7 @@ type ApplicationReconciler struct {
 	written controllers.WrittenObjects
 }
 
-// +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications,verbs=list;watch
 // +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications/status,verbs=patch
 // +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications/finalizers,verbs=update
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch

@@ -1,0 +1,360 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"sigs.k8s.io/yaml"
+)
+
+// This file sorts after e2e_test.go: its tests run on the suite's
+// deployment (TestDeployAndHelmApplyCleanlyUnderRestrictedPodSecurity) with
+// the operator running as its ServiceAccount
+// (TestOperatorRunsAsItsServiceAccount), before the tests that remove them.
+// Alone: make test-e2e TEST_ARGS='-run TestDeployAnd|TestOperatorRunsAs|Roles'.
+
+var updateRBACGolden = flag.Bool("update-rbac-golden", false,
+	"write the operator ServiceAccount's `kubectl auth can-i --list` into test/e2e/testdata")
+
+const (
+	// rolesNamespace holds the bindings to the built-in roles.
+	rolesNamespace = "sunstrider-roles-e2e"
+	// The users bound there, one per built-in role.
+	editorUser = "roles-e2e-editor"
+	viewerUser = "roles-e2e-viewer"
+	adminUser  = "roles-e2e-admin"
+)
+
+// operatorSubject is the deployed manager's ServiceAccount as kubectl --as
+// names it (the API server adds its groups).
+var operatorSubject = "system:serviceaccount:" + operatorNamespace + ":" + serviceAccount
+
+// The operator's namespaced kinds, and its cluster-scoped ones.
+var (
+	namespacedKinds = []string{"applications.apps.sunstrider.cn", "drinks.example.com",
+		"mycustomresources.poc.test.domain"}
+	clusterKinds = []string{"guestbooks.webapp.my.domain", "operatorconfigurations.config.sunstrider.cn"}
+)
+
+// applyRBAC applies the RBAC objects of `kustomize build config/default`
+// (what the suite's deployment holds already) and nothing else: the
+// webhook configurations, which TestOperatorRunsAsItsServiceAccount points
+// at the local operator, stay as they are.
+func applyRBAC(t *testing.T) {
+	t.Helper()
+	all := mustSh(t, nil, kustomize, "build", "config/default")
+	var keep []string
+	for doc := range strings.SplitSeq(all, "\n---\n") {
+		var obj struct{ Kind string }
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		switch obj.Kind {
+		case "Namespace", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding":
+			keep = append(keep, doc)
+		}
+	}
+	mustSh(t, []byte(strings.Join(keep, "\n---\n")), kubectl, "apply", "--server-side", "--force-conflicts", "-f", "-")
+}
+
+// canI runs `kubectl auth can-i` as subject and returns whether it is
+// allowed (kubectl exits 1 and prints "no" when it is not).
+func canI(t *testing.T, subject string, args ...string) bool {
+	t.Helper()
+	out, err := sh(t, nil, kubectl, append([]string{"auth", "can-i", "--as=" + subject}, args...)...)
+	// The answer is the last line; warnings (e.g. a cluster-scoped resource
+	// asked about in a namespace) come before it.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	answer := strings.TrimSpace(lines[len(lines)-1])
+	switch {
+	case err == nil && answer == "yes":
+		return true
+	case strings.HasPrefix(answer, "no"):
+		return false
+	}
+	t.Fatalf("kubectl auth can-i %v as %s: %v\n%s", args, subject, err, out)
+	return false
+}
+
+// canIList returns the rows of `kubectl auth can-i --list` in namespace as
+// subject, each as "resources<TAB>non-resource URLs<TAB>resource names<TAB>verbs".
+func canIList(t *testing.T, subject, namespace string) []string {
+	t.Helper()
+	out := mustSh(t, nil, kubectl, "auth", "can-i", "--list", "-n", namespace, "--as="+subject)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 0 || !strings.HasPrefix(lines[0], "Resources") {
+		t.Fatalf("kubectl auth can-i --list printed no table:\n%s", out)
+	}
+	cells := regexp.MustCompile(`\s{2,}`)
+	var rows []string
+	for _, line := range lines[1:] {
+		fields := cells.Split(strings.TrimSpace(line), -1)
+		if strings.HasPrefix(line, " ") { // a non-resource URL: no resource
+			fields = append([]string{""}, fields...)
+		}
+		if len(fields) != 4 {
+			t.Fatalf("unexpected row of kubectl auth can-i --list: %q", line)
+		}
+		rows = append(rows, strings.Join(fields, "\t"))
+	}
+	return rows
+}
+
+// grantsBeyondAnyServiceAccount is what subject may do in namespace that a
+// ServiceAccount of the same namespace bound to nothing may not (discovery,
+// self reviews and the like).
+func grantsBeyondAnyServiceAccount(t *testing.T, subject, namespace string) []string {
+	t.Helper()
+	nobody := "system:serviceaccount:" + operatorNamespace + ":roles-e2e-nobody"
+	base := canIList(t, nobody, namespace)
+	var out []string
+	for _, row := range canIList(t, subject, namespace) {
+		if !slices.Contains(base, row) {
+			out = append(out, row)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestOperatorServiceAccountHoldsOnlyWhatItUses compares what the deployed
+// manager's ServiceAccount may do, cluster-wide (as seen from a namespace of
+// no importance) and in the operator's namespace, with the reviewed lists in
+// testdata, and probes the widest grants.
+func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
+	g := NewWithT(t)
+	applyRBAC(t)
+	if _, err := sh(t, nil, kubectl, "get", "namespace", rolesNamespace); err != nil {
+		mustSh(t, nil, kubectl, "create", "namespace", rolesNamespace)
+	}
+
+	for name, namespace := range map[string]string{
+		"operator-can-i-cluster.txt":   rolesNamespace,
+		"operator-can-i-namespace.txt": operatorNamespace,
+	} {
+		got := grantsBeyondAnyServiceAccount(t, operatorSubject, namespace)
+		header := fmt.Sprintf("# kubectl auth can-i --list -n %s --as=%s\n"+
+			"# less what a ServiceAccount bound to nothing may do, sorted; columns: resources, non-resource URLs,\n"+
+			"# resource names, verbs. Reviewed with docs/security.md (\"Roles\"); after a deliberate change of the\n"+
+			"# operator's RBAC: make test-e2e TEST_ARGS='-run TestDeployAnd|TestOperatorRunsAs|Roles -args -update-rbac-golden'\n",
+			placeholder(namespace), operatorSubject)
+		path := filepath.Join(root, "test/e2e/testdata", name)
+		if *updateRBACGolden {
+			g.Expect(os.MkdirAll(filepath.Dir(path), 0o755)).To(Succeed())
+			g.Expect(os.WriteFile(path, []byte(header+strings.Join(got, "\n")+"\n"), 0o644)).To(Succeed())
+			t.Logf("wrote %s: review it", path)
+			continue
+		}
+		raw, err := os.ReadFile(path)
+		g.Expect(err).NotTo(HaveOccurred())
+		var want []string
+		for line := range strings.Lines(string(raw)) {
+			if line = strings.TrimRight(line, "\n"); line != "" && !strings.HasPrefix(line, "#") {
+				want = append(want, line)
+			}
+		}
+		g.Expect(got).To(Equal(want), "kubectl auth can-i --list -n %s of the operator differs from %s", namespace, name)
+	}
+
+	// What the operator needs, granted (the probes below would pass on a
+	// ServiceAccount bound to nothing).
+	for _, allowed := range [][]string{
+		{"update", "mutatingwebhookconfigurations/sunstrider-operator-mutating-webhook-configuration"},
+		{"update", "validatingwebhookconfigurations/sunstrider-operator-validating-webhook-configuration"},
+		{"update", "customresourcedefinitions/drinks.example.com"},
+		{"update", "secrets/sunstrider-operator-webhook-server-cert", "-n", operatorNamespace},
+		// The widest grant kept: a Guestbook's Pods may be in any namespace,
+		// and the election labels them (docs/security.md, "Roles").
+		{"patch", "pods", "-n", "kube-system"},
+	} {
+		g.Expect(canI(t, operatorSubject, allowed...)).To(BeTrue(), "the operator may %v", allowed)
+	}
+	// Nothing wider.
+	for _, refused := range [][]string{
+		{"update", "mutatingwebhookconfigurations/some-other"},
+		{"update", "validatingwebhookconfigurations/some-other"},
+		{"patch", "validatingwebhookconfigurations/sunstrider-operator-validating-webhook-configuration"},
+		{"delete", "validatingwebhookconfigurations/sunstrider-operator-validating-webhook-configuration"},
+		{"create", "validatingwebhookconfigurations"},
+		{"update", "customresourcedefinitions/applications.apps.sunstrider.cn"},
+		{"update", "customresourcedefinitions/some-other.example.com"},
+		{"create", "customresourcedefinitions"},
+		{"delete", "customresourcedefinitions/drinks.example.com"},
+		{"get", "secrets", "-n", "kube-system"},
+		{"update", "secrets/sunstrider-operator-webhook-server-cert", "-n", "kube-system"},
+		{"list", "secrets", "--all-namespaces"},
+		{"create", "secrets", "-n", operatorNamespace},
+		{"update", "pods", "-n", "kube-system"},
+		{"create", "pods", "-n", "kube-system"},
+		{"delete", "pods", "-n", "kube-system"},
+		{"patch", "pods", "--subresource=status", "-n", "kube-system"},
+		{"create", "pods", "--subresource=exec", "-n", "kube-system"},
+		{"create", "pods", "--subresource=eviction", "-n", "kube-system"},
+		{"delete", "deployments", "-n", "kube-system"},
+		{"delete", "statefulsets", "-n", "kube-system"},
+		{"delete", "configmaps", "-n", "kube-system"},
+		{"update", "applications.apps.sunstrider.cn", "-n", rolesNamespace},
+		{"get", "applications.apps.sunstrider.cn", "-n", rolesNamespace},
+		{"create", "namespaces"},
+		{"create", "serviceaccounts", "--subresource=token", "-n", operatorNamespace},
+		{"create", "clusterrolebindings"},
+		{"bind", "clusterroles"},
+		{"impersonate", "users"},
+	} {
+		g.Expect(canI(t, operatorSubject, refused...)).To(BeFalse(), "the operator may not %v", refused)
+	}
+}
+
+// placeholder names namespace as the golden files' header does.
+func placeholder(namespace string) string {
+	if namespace == operatorNamespace {
+		return namespace
+	}
+	return "<any other namespace>"
+}
+
+// TestBuiltInRolesGrantTheNamespacedKinds binds users to the built-in admin,
+// edit and view ClusterRoles in one namespace (RoleBindings, as a platform
+// does for a team) and checks what aggregation gives them: the namespaced
+// kinds as their role says, the cluster-scoped ones not at all.
+func TestBuiltInRolesGrantTheNamespacedKinds(t *testing.T) {
+	g := NewWithT(t)
+	applyRBAC(t)
+	dumpOnFailure(t, rolesNamespace, "applications", "drinks", "mycustomresources", "rolebindings")
+	if _, err := sh(t, nil, kubectl, "get", "namespace", rolesNamespace); err != nil {
+		mustSh(t, nil, kubectl, "create", "namespace", rolesNamespace)
+	}
+	t.Cleanup(func() { _, _ = sh(t, nil, kubectl, "delete", "namespace", rolesNamespace, "--wait=false") })
+	for user, role := range map[string]string{editorUser: "edit", viewerUser: "view", adminUser: "admin"} {
+		out, err := sh(t, nil, kubectl, "create", "rolebinding", user, "-n", rolesNamespace,
+			"--clusterrole="+role, "--user="+user)
+		g.Expect(err == nil || strings.Contains(out, "AlreadyExists")).To(BeTrue(), out)
+	}
+
+	in := []string{"-n", rolesNamespace}
+	// The clusterrole-aggregation controller fills admin, edit and view
+	// shortly after the roles are created: the first check waits for it.
+	g.Eventually(func() bool {
+		return canI(t, editorUser, append([]string{"create", namespacedKinds[0]}, in...)...)
+	}).Should(BeTrue(), "edit grants creating %s", namespacedKinds[0])
+
+	for _, kind := range namespacedKinds {
+		for _, verb := range []string{"create", "get", "list", "watch", "update", "patch", "delete"} {
+			g.Expect(canI(t, editorUser, append([]string{verb, kind}, in...)...)).To(BeTrue(), "edit: %s %s", verb, kind)
+			g.Expect(canI(t, adminUser, append([]string{verb, kind}, in...)...)).To(BeTrue(), "admin: %s %s", verb, kind)
+		}
+		g.Expect(canI(t, adminUser, append([]string{"deletecollection", kind}, in...)...)).To(BeTrue(),
+			"admin: deletecollection %s", kind)
+		for _, verb := range []string{"get", "list", "watch"} {
+			g.Expect(canI(t, viewerUser, append([]string{verb, kind}, in...)...)).To(BeTrue(), "view: %s %s", verb, kind)
+		}
+		for _, verb := range []string{"create", "update", "patch", "delete"} {
+			g.Expect(canI(t, viewerUser, append([]string{verb, kind}, in...)...)).To(BeFalse(), "view: %s %s", verb, kind)
+		}
+		// The status is the operator's to write.
+		g.Expect(canI(t, editorUser, append([]string{"update", kind, "--subresource=status"}, in...)...)).To(BeFalse(),
+			"edit: update %s/status", kind)
+		// A RoleBinding grants nothing in another namespace.
+		g.Expect(canI(t, editorUser, "create", kind, "-n", "default")).To(BeFalse(), "edit in default: create %s", kind)
+	}
+	for _, kind := range clusterKinds {
+		for _, user := range []string{editorUser, viewerUser, adminUser} {
+			for _, verb := range []string{"get", "list", "create", "update", "delete"} {
+				g.Expect(canI(t, user, verb, kind)).To(BeFalse(), "%s: %s %s", user, verb, kind)
+				g.Expect(canI(t, user, append([]string{verb, kind}, in...)...)).To(BeFalse(), "%s in the namespace: %s %s",
+					user, verb, kind)
+			}
+		}
+	}
+
+	// As users meet it: the editor creates one object of each kind (the
+	// webhooks admit them: edit also grants what they make), the viewer
+	// reads them and may create none.
+	objects := map[string]string{
+		"applications.apps.sunstrider.cn/roles-app": `apiVersion: apps.sunstrider.cn/v1
+kind: Application
+metadata: {name: roles-app}
+spec:
+  deployment:
+    replicas: 1
+    selector: {matchLabels: {app: roles-app}}
+    template:
+      metadata: {labels: {app: roles-app}}
+      spec:
+        containers: [{name: web, image: nginx:1.14.2}]
+`,
+		"drinks.example.com/roles-drink": `apiVersion: example.com/v1
+kind: Drink
+metadata: {name: roles-drink}
+spec: {name: roles-drink, drink: tea}
+`,
+		"mycustomresources.poc.test.domain/roles-mcr": `apiVersion: poc.test.domain/v1
+kind: MyCustomResource
+metadata: {name: roles-mcr}
+spec: {name: roles-friend}
+`,
+	}
+	for name, manifest := range objects {
+		out, err := sh(t, []byte(strings.ReplaceAll(manifest, "roles-", "roles-viewer-")), kubectl, "create",
+			"--as="+viewerUser, "-n", rolesNamespace, "-f", "-")
+		g.Expect(err).To(HaveOccurred(), "the viewer creates %s", name)
+		g.Expect(out).To(ContainSubstring("Forbidden"), "the viewer creates %s", name)
+
+		mustSh(t, []byte(manifest), kubectl, "create", "--as="+editorUser, "-n", rolesNamespace, "-f", "-")
+		mustSh(t, nil, kubectl, "get", name, "--as="+editorUser, "-n", rolesNamespace)
+		mustSh(t, nil, kubectl, "get", name, "--as="+viewerUser, "-n", rolesNamespace)
+	}
+}
+
+// TestRoleAggregationTurnsOff renders the install paths with aggregation
+// turned off (the chart's rbac.aggregateToDefaultRoles=false, the kustomize
+// component no-role-aggregation) and on (their defaults).
+func TestRoleAggregationTurnsOff(t *testing.T) {
+	g := NewWithT(t)
+	aggregating := func(manifests string) []string {
+		var names []string
+		for doc := range strings.SplitSeq(manifests, "\n---\n") {
+			var obj struct {
+				Kind     string
+				Metadata struct {
+					Name   string
+					Labels map[string]string
+				}
+			}
+			g.Expect(yaml.Unmarshal([]byte(doc), &obj)).To(Succeed())
+			for k := range obj.Metadata.Labels {
+				if obj.Kind == "ClusterRole" && strings.HasPrefix(k, "rbac.authorization.k8s.io/aggregate-to-") {
+					names = append(names, obj.Metadata.Name)
+					break
+				}
+			}
+		}
+		return names
+	}
+	nine := HaveLen(9) // admin, editor and viewer roles of Application, Drink and MyCustomResource
+
+	g.Expect(aggregating(mustSh(t, nil, kustomize, "build", "config/default"))).To(nine)
+	overlay := filepath.Join(workDir, "no-role-aggregation")
+	g.Expect(os.MkdirAll(overlay, 0o755)).To(Succeed())
+	up, err := filepath.Rel(overlay, root) // kustomize refuses absolute paths
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(fmt.Sprintf(
+		"resources:\n- %s\ncomponents:\n- %s\n", filepath.Join(up, "config/default"),
+		filepath.Join(up, "config/components/no-role-aggregation"))), 0o644)).To(Succeed())
+	g.Expect(aggregating(mustSh(t, nil, kustomize, "build", overlay))).To(BeEmpty())
+
+	template := []string{"template", "sunstrider-operator", "dist/chart", "--namespace", operatorNamespace,
+		"--kube-version", serverVersion(t)}
+	g.Expect(aggregating(mustSh(t, nil, helm, template...))).To(nine)
+	g.Expect(aggregating(mustSh(t, nil, helm, append(template, "--set", "rbac.aggregateToDefaultRoles=false")...))).
+		To(BeEmpty())
+}
