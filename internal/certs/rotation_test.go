@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -212,4 +214,72 @@ func application(name, label string) *sunappsv1.Application {
 func containsDenial(msg string) bool {
 	return !strings.Contains(msg, "x509") &&
 		strings.Contains(msg, `admission webhook "vapplication-v1.sunstrider.cn" denied the request`)
+}
+
+// TestCertificateWithoutMetricsNameIsReissuedFromTheSameCA is the upgrade
+// from a version whose self-managed certificate did not cover the metrics
+// Service: the new manager re-issues the serving certificate with the
+// metrics Service's names, from the CA already injected, at its first start.
+func TestCertificateWithoutMetricsNameIsReissuedFromTheSameCA(t *testing.T) {
+	g := NewWithT(t)
+	cl := startCluster(t)
+	c := cl.client
+	ctx := context.Background()
+	g.Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
+
+	// What the previous version wrote: a CA and a certificate for the
+	// webhook Service (and localhost) only, as cert-controller makes them,
+	// with its validities (far from renewal).
+	old := &rotator.CertRotator{
+		CAName: "sunstrider-operator-ca", CAOrganization: "sunstrider-operator",
+		DNSName:       "webhook-service." + namespace + ".svc",
+		ExtraDNSNames: []string{"webhook-service." + namespace + ".svc.cluster.local", "localhost"},
+		ExtKeyUsages:  &[]x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	now := time.Now()
+	ca, err := old.CreateCACert(now.Add(-time.Hour), now.AddDate(10, 0, 0))
+	g.Expect(err).NotTo(HaveOccurred())
+	crt, key, err := old.CreateCertPEM(ca, now.Add(-time.Hour), now.AddDate(1, 0, 0))
+	g.Expect(err).NotTo(HaveOccurred())
+	const secretName = "upgraded-cert"
+	g.Expect(c.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: secretName},
+		Data:       map[string][]byte{"ca.crt": ca.CertPEM, "ca.key": ca.KeyPEM, "tls.crt": crt, "tls.key": key},
+	})).To(Succeed())
+
+	certDir := filepath.Join(t.TempDir(), "certs")
+	probePort := freePort(t)
+	mgr := cl.newManager(t, certDir, probePort)
+	ready, err := certs.Setup(ctx, mgr, certs.Options{
+		Namespace:                      namespace,
+		SecretName:                     secretName,
+		ServiceName:                    "webhook-service",
+		MetricsServiceName:             metricsService,
+		ExtraDNSNames:                  []string{"localhost"},
+		CertDir:                        certDir,
+		MutatingWebhookConfiguration:   "mutating-webhook-configuration",
+		ValidatingWebhookConfiguration: "validating-webhook-configuration",
+		ConversionCRDs:                 []string{"drinks.example.com"},
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	serveWebhooks(t, mgr, ready, probePort)
+
+	secret := &corev1.Secret{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, secret)).To(Succeed())
+	g.Expect(secret.Data["ca.crt"]).To(Equal(ca.CertPEM), "the CA stays")
+	g.Expect(secret.Data["tls.crt"]).NotTo(Equal(crt), "the serving certificate is re-issued")
+	pool := x509.NewCertPool()
+	g.Expect(pool.AppendCertsFromPEM(ca.CertPEM)).To(BeTrue())
+	block, _ := pem.Decode(secret.Data["tls.crt"])
+	g.Expect(block).NotTo(BeNil())
+	issued, err := x509.ParseCertificate(block.Bytes)
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, name := range []string{metricsServerName, "webhook-service." + namespace + ".svc", "localhost"} {
+		_, err := issued.Verify(x509.VerifyOptions{DNSName: name, Roots: pool})
+		g.Expect(err).NotTo(HaveOccurred(), "valid for %s", name)
+	}
+	// Webhooks answer with it, trusted through the CA injected before.
+	err = c.Create(ctx, application("bad", "b"), client.DryRunAll)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(containsDenial(err.Error())).To(BeTrue(), "%v", err)
 }
