@@ -229,11 +229,12 @@ func placeholder(namespace string) string {
 func TestBuiltInRolesGrantTheNamespacedKinds(t *testing.T) {
 	g := NewWithT(t)
 	applyRBAC(t)
-	dumpOnFailure(t, rolesNamespace, "applications", "drinks", "mycustomresources", "rolebindings")
 	if _, err := sh(t, nil, kubectl, "get", "namespace", rolesNamespace); err != nil {
 		mustSh(t, nil, kubectl, "create", "namespace", rolesNamespace)
 	}
+	// Cleanups run last first: the dump sees the failure's namespace.
 	t.Cleanup(func() { _, _ = sh(t, nil, kubectl, "delete", "namespace", rolesNamespace, "--wait=false") })
+	dumpOnFailure(t, rolesNamespace, "applications", "drinks", "mycustomresources", "rolebindings")
 	for user, role := range map[string]string{editorUser: "edit", viewerUser: "view", adminUser: "admin"} {
 		out, err := sh(t, nil, kubectl, "create", "rolebinding", user, "-n", rolesNamespace,
 			"--clusterrole="+role, "--user="+user)
