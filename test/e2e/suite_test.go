@@ -144,8 +144,10 @@ func startOperatorWith(t *testing.T, kubeconfig string, run operatorRun) {
 		fmt.Sprintf("--webhook-port=%d", webhookPort),
 		"--webhook-cert-path="+run.certDir,
 		fmt.Sprintf("--health-probe-bind-address=:%d", probePort),
-		// HTTPS, authenticated and authorized (metrics_test.go).
+		// HTTPS, authenticated and authorized, with the webhook certificate,
+		// valid for the metrics Service too, as deployed (metrics_test.go).
 		fmt.Sprintf("--metrics-bind-address=:%d", metricsPort),
+		"--metrics-cert-path="+run.certDir,
 		"--leader-elect",
 		"--leader-election-namespace="+run.namespace,
 	)
