@@ -79,6 +79,7 @@ func loadConfiguration(ctx context.Context, cfg *rest.Config, o *options, level 
 		GuestbookResources:      settings.DefaultGuestbookResources(),
 		ConflictRecheckInterval: settings.DefaultConflictRecheckInterval,
 		LogLevel:                settings.LevelName(level.Level()),
+		ChildAccess:             settings.DefaultChildAccess,
 		Controllers:             settings.AllControllers,
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
@@ -108,7 +109,7 @@ func loadConfiguration(ctx context.Context, cfg *rest.Config, o *options, level 
 		cancel()
 	}
 	setupLog.Info("Configuration", "guestbookImage", started.GuestbookImage,
-		"conflictRecheckInterval", started.ConflictRecheckInterval, "logLevel", started.LogLevel,
+		"conflictRecheckInterval", started.ConflictRecheckInterval, "logLevel", started.LogLevel, "childAccess", started.ChildAccess,
 		"controllers", started.Controllers, "watchNamespaces", started.WatchNamespaces)
 	return lc, nil
 }

@@ -53,6 +53,7 @@ import (
 	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/access"
 	"sunstrider.cn/operator/internal/certs"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 	examplecontroller "sunstrider.cn/operator/internal/controller/example"
@@ -341,7 +342,7 @@ func run(o *options, level atomicLevel) error {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
 	if o.enableWebhooks {
-		served, err := setupWebhooks(ctx, mgr, o)
+		served, err := setupWebhooks(ctx, mgr, o, live)
 		if err != nil {
 			return err
 		}
@@ -368,7 +369,7 @@ const (
 // registers the webhooks. It tells whether they are served: not when
 // --cert-mode=self finds no certificate Secret, which it logs in one line
 // while the controllers run on and the manager reports not ready.
-func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options) (bool, error) {
+func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options, live *liveConfig) (bool, error) {
 	var extra []string
 	if o.webhookExtraDNSNames != "" {
 		extra = strings.Split(o.webhookExtraDNSNames, ",")
@@ -420,13 +421,19 @@ func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options) (bool, err
 			return false, fmt.Errorf("adding certificate ready check: %w", err)
 		}
 	}
-	for name, setup := range map[string]func(ctrl.Manager) error{
+	// The requester's RBAC decides what an object may make, unless the
+	// OperatorConfiguration delegates (docs/security.md); read at every request.
+	reviewer, err := access.NewReviewer(mgr.GetConfig(), func() configv1alpha1.ChildAccess { return live.holder.Load().ChildAccess })
+	if err != nil {
+		return false, err
+	}
+	for name, setup := range map[string]func(ctrl.Manager, *access.Reviewer) error{
 		"Application":      appswebhook.SetupApplicationWebhookWithManager,
 		"MyCustomResource": pocwebhook.SetupMyCustomResourceWebhookWithManager,
 		"Guestbook":        webappwebhook.SetupGuestbookWebhookWithManager,
 		"Drink":            examplewebhook.SetupDrinkWebhookWithManager,
 	} {
-		if err := setup(mgr); err != nil {
+		if err := setup(mgr, reviewer); err != nil {
 			return false, fmt.Errorf("setting up the %s webhook: %w", name, err)
 		}
 	}

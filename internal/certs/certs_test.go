@@ -28,11 +28,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
 	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/access"
 	"sunstrider.cn/operator/internal/certs"
 	"sunstrider.cn/operator/internal/testutil"
 	appswebhook "sunstrider.cn/operator/internal/webhook/apps/v1"
@@ -120,13 +122,17 @@ func (c *cluster) newManager(t *testing.T, certDir string, probePort int) ctrl.M
 func serveWebhooks(t *testing.T, mgr ctrl.Manager, certsReady healthz.Checker, probePort int) {
 	t.Helper()
 	g := NewWithT(t)
-	for _, setup := range []func(ctrl.Manager) error{
+	reviewer, err := access.NewReviewer(mgr.GetConfig(), func() configv1alpha1.ChildAccess {
+		return configv1alpha1.ChildAccessRequester
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, setup := range []func(ctrl.Manager, *access.Reviewer) error{
 		appswebhook.SetupApplicationWebhookWithManager,
 		pocwebhook.SetupMyCustomResourceWebhookWithManager,
 		webappwebhook.SetupGuestbookWebhookWithManager,
 		examplewebhook.SetupDrinkWebhookWithManager,
 	} {
-		g.Expect(setup(mgr)).To(Succeed())
+		g.Expect(setup(mgr, reviewer)).To(Succeed())
 	}
 	g.Expect(mgr.AddReadyzCheck("certificates", certsReady)).To(Succeed())
 	g.Expect(mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker())).To(Succeed())

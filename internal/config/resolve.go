@@ -45,6 +45,9 @@ func Resolve(spec *configv1alpha1.OperatorConfigurationSpec, defaults, lastGood 
 	if spec.GuestbookImage != "" {
 		s.GuestbookImage = spec.GuestbookImage
 	}
+	if spec.ChildAccess != "" {
+		s.ChildAccess = spec.ChildAccess
+	}
 	if spec.LogLevel != "" {
 		if _, err := ParseLevel(string(spec.LogLevel)); err != nil {
 			refuse("spec.logLevel", "%v", err)
@@ -127,6 +130,7 @@ func (s *Settings) Spec() configv1alpha1.OperatorConfigurationSpec {
 		GuestbookImage:          s.GuestbookImage,
 		ConflictRecheckInterval: s.ConflictRecheckInterval.String(),
 		LogLevel:                configv1alpha1.LogLevel(s.LogLevel),
+		ChildAccess:             s.ChildAccess,
 		Controllers: &configv1alpha1.ControllersSpec{
 			Application:      new(s.Controllers.Application),
 			MyCustomResource: new(s.Controllers.MyCustomResource),

@@ -36,6 +36,7 @@ var flags = Settings{
 	GuestbookResources:      DefaultGuestbookResources(),
 	ConflictRecheckInterval: DefaultConflictRecheckInterval,
 	LogLevel:                "info",
+	ChildAccess:             DefaultChildAccess,
 	Controllers:             AllControllers,
 }
 
@@ -56,11 +57,13 @@ func TestResolve(t *testing.T) {
 		{name: "empty: the flags", want: func(*Settings) {}},
 		{name: "every field", spec: configv1alpha1.OperatorConfigurationSpec{
 			GuestbookImage: "example.com/cr", ConflictRecheckInterval: "5m", LogLevel: "2",
+			ChildAccess:     configv1alpha1.ChildAccessDelegated,
 			Controllers:     &configv1alpha1.ControllersSpec{Drink: new(false)},
 			WatchNamespaces: []string{"b", "a"},
 		}, want: func(s *Settings) {
 			s.GuestbookImage, s.ConflictRecheckInterval, s.LogLevel = "example.com/cr", 5*time.Minute, "2"
 			s.Controllers.Drink = false
+			s.ChildAccess = configv1alpha1.ChildAccessDelegated
 			s.WatchNamespaces = []string{"a", "b"}
 		}},
 		{name: "missing namespace keeps the last good list",

@@ -32,6 +32,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 )
 
 // DefaultConflictRecheckInterval is the conflict recheck interval when
@@ -41,6 +43,10 @@ const DefaultConflictRecheckInterval = 30 * time.Second
 // DefaultLogLevel is the log level when neither the OperatorConfiguration
 // nor --zap-log-level sets one.
 const DefaultLogLevel = "info"
+
+// DefaultChildAccess is the child access mode when the
+// OperatorConfiguration sets none: the requester's own rights decide.
+const DefaultChildAccess = configv1alpha1.ChildAccessRequester
 
 // DefaultGuestbookResources returns the built-in compute resources of a
 // Guestbook instance.
@@ -72,6 +78,9 @@ type Settings struct {
 	GuestbookResources      corev1.ResourceRequirements
 	ConflictRecheckInterval time.Duration
 	LogLevel                string
+	// ChildAccess is read by the admission webhooks at every create and
+	// update: configv1alpha1.ChildAccessRequester or ChildAccessDelegated.
+	ChildAccess configv1alpha1.ChildAccess
 
 	// At start only: a change needs a restart.
 	Controllers     Controllers

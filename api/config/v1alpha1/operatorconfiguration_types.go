@@ -43,6 +43,25 @@ const (
 	LogLevelDebug LogLevel = "debug"
 )
 
+// ChildAccess says whose rights decide what an Application, Guestbook,
+// Drink or MyCustomResource may make or read through the operator.
+// +kubebuilder:validation:Enum=Requester;Delegated
+type ChildAccess string
+
+// Child access modes.
+const (
+	// ChildAccessRequester checks, at admission, that the user creating or
+	// changing an object may themselves make its children (and read what it
+	// reads) where they land: an object never grants more than the user's
+	// RBAC. The default.
+	ChildAccessRequester ChildAccess = "Requester"
+	// ChildAccessDelegated skips that check: whoever may create an object of
+	// the operator's kinds gets its children made with the operator's own
+	// rights. For platforms that give users Applications and nothing else,
+	// on purpose (docs/security.md).
+	ChildAccessDelegated ChildAccess = "Delegated"
+)
+
 // ControllersSpec turns the operator's controllers on and off. A field left
 // unset means enabled. A change takes effect after a restart, which the
 // operator does by itself.
@@ -114,6 +133,16 @@ type OperatorConfigurationSpec struct {
 	// once. --zap-log-level when unset.
 	// +optional
 	LogLevel LogLevel `json:"logLevel,omitempty"`
+
+	// childAccess says whose rights decide what an object may make or read:
+	// Requester (the default) refuses, at admission, an Application,
+	// Guestbook, Drink or MyCustomResource whose creator or editor may not
+	// themselves make its children (or read the Pod or ConfigMap it names)
+	// where they land; Delegated lets anyone who may write the object have
+	// its children made with the operator's rights. Applies at once, to the
+	// next create or update. docs/security.md describes both.
+	// +optional
+	ChildAccess ChildAccess `json:"childAccess,omitempty"`
 
 	// controllers turns controllers on and off; all are on by default. A
 	// change restarts the operator.

@@ -174,6 +174,9 @@ func changedFields(old, new *settings.Settings) []string {
 	if old.LogLevel != new.LogLevel {
 		changed = append(changed, "logLevel")
 	}
+	if old.ChildAccess != new.ChildAccess {
+		changed = append(changed, "childAccess")
+	}
 	if old.Controllers != new.Controllers {
 		changed = append(changed, "controllers")
 	}

@@ -46,6 +46,7 @@ var defaults = settings.Settings{
 	GuestbookResources:      settings.DefaultGuestbookResources(),
 	ConflictRecheckInterval: 10 * time.Minute,
 	LogLevel:                "info",
+	ChildAccess:             settings.DefaultChildAccess,
 	Controllers:             settings.AllControllers,
 }
 

@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -42,11 +44,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
 	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/access"
 	"sunstrider.cn/operator/internal/testutil"
 	appswebhookv1 "sunstrider.cn/operator/internal/webhook/apps/v1"
 	examplewebhookv1 "sunstrider.cn/operator/internal/webhook/example/v1"
@@ -57,6 +61,15 @@ import (
 // k8sClient talks to the API server directly, without a cache, so every
 // read sees what the server stored.
 var k8sClient client.Client
+
+// restConfig is the envtest administrator's, for clients impersonating
+// users.
+var restConfig *rest.Config
+
+// childAccess is the OperatorConfiguration's spec.childAccess the webhooks
+// read at every request, as the operator's live settings; tests that change
+// it put it back.
+var childAccess atomic.Value
 
 func TestMain(m *testing.M) {
 	code, err := run(m)
@@ -80,7 +93,7 @@ func newScheme() *runtime.Scheme {
 }
 
 // setups registers every webhook the operator serves, as cmd/main.go does.
-var setups = []func(ctrl.Manager) error{
+var setups = []func(ctrl.Manager, *access.Reviewer) error{
 	appswebhookv1.SetupApplicationWebhookWithManager,
 	pocwebhookv1.SetupMyCustomResourceWebhookWithManager,
 	webappwebhookv1.SetupGuestbookWebhookWithManager,
@@ -120,8 +133,16 @@ func run(m *testing.M) (code int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("creating manager: %w", err)
 	}
+	restConfig = cfg
+	childAccess.Store(configv1alpha1.ChildAccessRequester)
+	reviewer, err := access.NewReviewer(cfg, func() configv1alpha1.ChildAccess {
+		return childAccess.Load().(configv1alpha1.ChildAccess)
+	})
+	if err != nil {
+		return 0, err
+	}
 	for _, setup := range setups {
-		if err := setup(mgr); err != nil {
+		if err := setup(mgr, reviewer); err != nil {
 			return 0, err
 		}
 	}

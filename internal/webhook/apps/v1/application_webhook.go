@@ -21,23 +21,29 @@ package v1
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/access"
 )
 
 // SetupApplicationWebhookWithManager registers the defaulting and
 // validating webhooks of Application with mgr's webhook server.
-func SetupApplicationWebhookWithManager(mgr ctrl.Manager) error {
+func SetupApplicationWebhookWithManager(mgr ctrl.Manager, reviewer *access.Reviewer) error {
+	if reviewer == nil {
+		return errors.New("the Application webhooks need an access reviewer")
+	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &sunappsv1.Application{}).
 		WithDefaulter(&ApplicationDefaulter{}).
-		WithValidator(&ApplicationValidator{}).
+		WithValidator(&ApplicationValidator{Access: reviewer}).
 		Complete(); err != nil {
 		return fmt.Errorf("setting up the Application webhooks: %w", err)
 	}
@@ -72,22 +78,36 @@ func (d *ApplicationDefaulter) Default(ctx context.Context, app *sunappsv1.Appli
 
 // +kubebuilder:webhook:path=/validate-apps-sunstrider-cn-v1-application,mutating=false,failurePolicy=fail,sideEffects=None,groups=apps.sunstrider.cn,resources=applications,verbs=create;update,versions=v1,name=vapplication-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
 
-// ApplicationValidator rejects invalid Applications: see
-// validateApplication and validateApplicationUpdate.
-type ApplicationValidator struct{}
+// ApplicationValidator rejects invalid Applications (see
+// validateApplication and validateApplicationUpdate), then those whose
+// author may not make their children (applicationAccess).
+type ApplicationValidator struct {
+	// Access checks the author's rights; nil checks nothing (unit tests).
+	Access *access.Reviewer
+}
 
 var _ admission.Validator[*sunappsv1.Application] = &ApplicationValidator{}
 
 // ValidateCreate implements admission.Validator.
 func (v *ApplicationValidator) ValidateCreate(ctx context.Context, app *sunappsv1.Application) (admission.Warnings, error) {
-	return nil, invalid(ctx, app, validateApplication(app))
+	if err := invalid(ctx, app, validateApplication(app)); err != nil {
+		return nil, err
+	}
+	return nil, v.Access.Review(ctx, applicationsResource, "Application", app.Name, applicationAccess(app))
 }
 
 // ValidateUpdate implements admission.Validator. An update that leaves the
 // spec as it is always passes, so that an Application stored before a rule
-// existed can still get its metadata (finalizers, labels) changed.
+// existed can still get its metadata (finalizers, labels) changed, by
+// whoever may update it: such an update makes the operator do nothing new.
 func (v *ApplicationValidator) ValidateUpdate(ctx context.Context, oldApp, app *sunappsv1.Application) (admission.Warnings, error) {
-	return nil, invalid(ctx, app, validateApplicationUpdate(oldApp, app))
+	if err := invalid(ctx, app, validateApplicationUpdate(oldApp, app)); err != nil {
+		return nil, err
+	}
+	if equality.Semantic.DeepEqual(oldApp.Spec, app.Spec) {
+		return nil, nil
+	}
+	return nil, v.Access.Review(ctx, applicationsResource, "Application", app.Name, applicationAccess(app))
 }
 
 // ValidateDelete implements admission.Validator; deleting is always allowed.

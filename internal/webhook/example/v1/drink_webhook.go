@@ -22,8 +22,10 @@ package v1
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -31,13 +33,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
+	"sunstrider.cn/operator/internal/access"
 )
 
 // SetupDrinkWebhookWithManager registers the defaulting and validating
 // webhooks of Drink, and the conversion webhook (/convert) of its versions,
 // with mgr's webhook server. mgr's scheme must hold example.com v1alpha1,
-// v1beta1 and v1.
-func SetupDrinkWebhookWithManager(mgr ctrl.Manager) error {
+// v1beta1 and v1. reviewer checks that the author may make the Drink's
+// ConfigMap.
+func SetupDrinkWebhookWithManager(mgr ctrl.Manager, reviewer *access.Reviewer) error {
+	if reviewer == nil {
+		return errors.New("the Drink webhooks need an access reviewer")
+	}
 	convertible, err := conversion.IsConvertible(mgr.GetScheme(), &examplev1.Drink{})
 	if err != nil {
 		return fmt.Errorf("checking the Drink conversion: %w", err)
@@ -48,7 +55,7 @@ func SetupDrinkWebhookWithManager(mgr ctrl.Manager) error {
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &examplev1.Drink{}).
 		WithDefaulter(&DrinkDefaulter{}).
-		WithValidator(&DrinkValidator{}).
+		WithValidator(&DrinkValidator{Access: reviewer}).
 		Complete(); err != nil {
 		return fmt.Errorf("setting up the Drink webhooks: %w", err)
 	}
@@ -71,22 +78,36 @@ func (d *DrinkDefaulter) Default(ctx context.Context, drink *examplev1.Drink) er
 
 // +kubebuilder:webhook:path=/validate-example-com-v1-drink,mutating=false,failurePolicy=fail,sideEffects=None,groups=example.com,resources=drinks,verbs=create;update,versions=v1,name=vdrink-v1.example.com,admissionReviewVersions=v1,timeoutSeconds=5
 
-// DrinkValidator rejects invalid Drinks: see validateDrink and
-// validateDrinkUpdate.
-type DrinkValidator struct{}
+// DrinkValidator rejects invalid Drinks (see validateDrink and
+// validateDrinkUpdate), then those whose author may not make their
+// ConfigMap (drinkAccess).
+type DrinkValidator struct {
+	// Access checks the author's rights; nil checks nothing (unit tests).
+	Access *access.Reviewer
+}
 
 var _ admission.Validator[*examplev1.Drink] = &DrinkValidator{}
 
 // ValidateCreate implements admission.Validator.
 func (v *DrinkValidator) ValidateCreate(ctx context.Context, drink *examplev1.Drink) (admission.Warnings, error) {
-	return nil, invalid(ctx, drink, validateDrink(drink))
+	if err := invalid(ctx, drink, validateDrink(drink)); err != nil {
+		return nil, err
+	}
+	return nil, v.Access.Review(ctx, drinksResource, "Drink", drink.Name, drinkAccess(drink))
 }
 
 // ValidateUpdate implements admission.Validator. Only the fields the update
 // changes are checked, so that a Drink stored before a rule existed can
-// still get its metadata changed.
+// still get its metadata changed; such an update makes the operator do
+// nothing new, so only a changed spec is checked for access.
 func (v *DrinkValidator) ValidateUpdate(ctx context.Context, oldDrink, drink *examplev1.Drink) (admission.Warnings, error) {
-	return nil, invalid(ctx, drink, validateDrinkUpdate(oldDrink, drink))
+	if err := invalid(ctx, drink, validateDrinkUpdate(oldDrink, drink)); err != nil {
+		return nil, err
+	}
+	if equality.Semantic.DeepEqual(oldDrink.Spec, drink.Spec) {
+		return nil, nil
+	}
+	return nil, v.Access.Review(ctx, drinksResource, "Drink", drink.Name, drinkAccess(drink))
 }
 
 // ValidateDelete implements admission.Validator; deleting is always allowed.

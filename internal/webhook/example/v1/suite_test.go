@@ -43,9 +43,11 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
 	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
+	"sunstrider.cn/operator/internal/access"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
@@ -142,7 +144,11 @@ func startWebhookServer(cfg *rest.Config, o *envtest.WebhookInstallOptions) (fun
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	if err := SetupDrinkWebhookWithManager(mgr); err != nil {
+	reviewer, err := access.NewReviewer(cfg, func() configv1alpha1.ChildAccess { return configv1alpha1.ChildAccessRequester })
+	if err != nil {
+		return nil, err
+	}
+	if err := SetupDrinkWebhookWithManager(mgr, reviewer); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())

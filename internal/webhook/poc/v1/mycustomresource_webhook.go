@@ -23,6 +23,7 @@ package v1
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,13 +33,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
+	"sunstrider.cn/operator/internal/access"
 )
 
 // SetupMyCustomResourceWebhookWithManager registers the validating webhook
-// of MyCustomResource with mgr's webhook server.
-func SetupMyCustomResourceWebhookWithManager(mgr ctrl.Manager) error {
+// of MyCustomResource with mgr's webhook server; reviewer checks that the
+// author may read the friend Pod.
+func SetupMyCustomResourceWebhookWithManager(mgr ctrl.Manager, reviewer *access.Reviewer) error {
+	if reviewer == nil {
+		return errors.New("the MyCustomResource webhook needs an access reviewer")
+	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &pocv1.MyCustomResource{}).
-		WithValidator(&MyCustomResourceValidator{}).
+		WithValidator(&MyCustomResourceValidator{Access: reviewer}).
 		Complete(); err != nil {
 		return fmt.Errorf("setting up the MyCustomResource webhook: %w", err)
 	}
@@ -47,15 +53,19 @@ func SetupMyCustomResourceWebhookWithManager(mgr ctrl.Manager) error {
 
 // +kubebuilder:webhook:path=/validate-poc-test-domain-v1-mycustomresource,mutating=false,failurePolicy=fail,sideEffects=None,groups=poc.test.domain,resources=mycustomresources,verbs=create;update,versions=v1,name=vmycustomresource-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
 
-// MyCustomResourceValidator rejects invalid MyCustomResources: see
-// validateMyCustomResource.
-type MyCustomResourceValidator struct{}
+// MyCustomResourceValidator rejects invalid MyCustomResources (see
+// validateMyCustomResource), then those whose author may not read the
+// friend Pod (myCustomResourceAccess).
+type MyCustomResourceValidator struct {
+	// Access checks the author's rights; nil checks nothing (unit tests).
+	Access *access.Reviewer
+}
 
 var _ admission.Validator[*pocv1.MyCustomResource] = &MyCustomResourceValidator{}
 
 // ValidateCreate implements admission.Validator.
 func (v *MyCustomResourceValidator) ValidateCreate(ctx context.Context, obj *pocv1.MyCustomResource) (admission.Warnings, error) {
-	return nil, invalid(ctx, obj, validateMyCustomResource(obj))
+	return nil, v.validate(ctx, obj)
 }
 
 // ValidateUpdate implements admission.Validator. An unchanged spec passes.
@@ -63,7 +73,15 @@ func (v *MyCustomResourceValidator) ValidateUpdate(ctx context.Context, old, obj
 	if old.Spec == obj.Spec {
 		return nil, nil
 	}
-	return nil, invalid(ctx, obj, validateMyCustomResource(obj))
+	return nil, v.validate(ctx, obj)
+}
+
+// validate checks obj's spec, then its author's access.
+func (v *MyCustomResourceValidator) validate(ctx context.Context, obj *pocv1.MyCustomResource) error {
+	if err := invalid(ctx, obj, validateMyCustomResource(obj)); err != nil {
+		return err
+	}
+	return v.Access.Review(ctx, myCustomResourcesResource, "MyCustomResource", obj.Name, myCustomResourceAccess(obj))
 }
 
 // ValidateDelete implements admission.Validator; deleting is always allowed.

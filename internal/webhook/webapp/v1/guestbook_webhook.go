@@ -20,22 +20,29 @@ package v1
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/access"
 )
 
 // SetupGuestbookWebhookWithManager registers the defaulting and validating
-// webhooks of Guestbook with mgr's webhook server.
-func SetupGuestbookWebhookWithManager(mgr ctrl.Manager) error {
+// webhooks of Guestbook with mgr's webhook server; reviewer checks that the
+// author may make the Guestbook's workload.
+func SetupGuestbookWebhookWithManager(mgr ctrl.Manager, reviewer *access.Reviewer) error {
+	if reviewer == nil {
+		return errors.New("the Guestbook webhooks need an access reviewer")
+	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &webappv1.Guestbook{}).
 		WithDefaulter(&GuestbookDefaulter{}).
-		WithValidator(&GuestbookValidator{}).
+		WithValidator(&GuestbookValidator{Access: reviewer}).
 		Complete(); err != nil {
 		return fmt.Errorf("setting up the Guestbook webhooks: %w", err)
 	}
@@ -59,20 +66,33 @@ func (d *GuestbookDefaulter) Default(ctx context.Context, gb *webappv1.Guestbook
 
 // +kubebuilder:webhook:path=/validate-webapp-my-domain-v1-guestbook,mutating=false,failurePolicy=fail,sideEffects=None,groups=webapp.my.domain,resources=guestbooks,verbs=create;update,versions=v1,name=vguestbook-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
 
-// GuestbookValidator rejects invalid Guestbooks: see validateGuestbook and
-// validateGuestbookUpdate.
-type GuestbookValidator struct{}
+// GuestbookValidator rejects invalid Guestbooks (see validateGuestbook and
+// validateGuestbookUpdate), then those whose author may not make their
+// workload (guestbookAccess).
+type GuestbookValidator struct {
+	// Access checks the author's rights; nil checks nothing (unit tests).
+	Access *access.Reviewer
+}
 
 var _ admission.Validator[*webappv1.Guestbook] = &GuestbookValidator{}
 
 // ValidateCreate implements admission.Validator.
 func (v *GuestbookValidator) ValidateCreate(ctx context.Context, gb *webappv1.Guestbook) (admission.Warnings, error) {
-	return nil, invalid(ctx, gb, validateGuestbook(gb))
+	if err := invalid(ctx, gb, validateGuestbook(gb)); err != nil {
+		return nil, err
+	}
+	return nil, v.Access.Review(ctx, guestbooksResource, "Guestbook", gb.Name, guestbookAccess(gb))
 }
 
 // ValidateUpdate implements admission.Validator. An unchanged spec passes.
 func (v *GuestbookValidator) ValidateUpdate(ctx context.Context, old, gb *webappv1.Guestbook) (admission.Warnings, error) {
-	return nil, invalid(ctx, gb, validateGuestbookUpdate(old, gb))
+	if err := invalid(ctx, gb, validateGuestbookUpdate(old, gb)); err != nil {
+		return nil, err
+	}
+	if equality.Semantic.DeepEqual(old.Spec, gb.Spec) {
+		return nil, nil
+	}
+	return nil, v.Access.Review(ctx, guestbooksResource, "Guestbook", gb.Name, guestbookAccess(gb))
 }
 
 // ValidateDelete implements admission.Validator; deleting is always allowed.

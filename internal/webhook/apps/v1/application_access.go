@@ -1,0 +1,38 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/access"
+)
+
+// applicationsResource is the resource of Application, for its refusals.
+var applicationsResource = schema.GroupResource{Group: sunappsv1.GroupVersion.Group, Resource: "applications"}
+
+// applicationAccess returns what the operator does for app, which its
+// author must be allowed to do: create and update its Deployment and, when
+// spec.service has ports, its Service, in app's namespace.
+func applicationAccess(app *sunappsv1.Application) []access.Check {
+	checks := access.Writes("apps", "deployments", app.Namespace)
+	if len(app.Spec.Service.Ports) > 0 {
+		checks = append(checks, access.Writes("", "services", app.Namespace)...)
+	}
+	return checks
+}

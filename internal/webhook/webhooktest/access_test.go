@@ -1,0 +1,272 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package webhooktest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
+	"sunstrider.cn/operator/internal/testutil"
+)
+
+// The tests below write as users who hold only the roles they are given,
+// by impersonation, against the API server's own RBAC: the webhooks ask it
+// (SubjectAccessReview) whether the user may do what the object would have
+// the operator do. A right just granted can take a moment to reach the
+// authorizer, and a refusal is cached for access.DenyTTL, hence Eventually
+// after a grant.
+
+// clusterRoleFromFile creates the ClusterRole that config/rbac/file ships
+// (once for the suite) and returns its name.
+func clusterRoleFromFile(t *testing.T, file string) string {
+	t.Helper()
+	root, err := testutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "config", "rbac", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := &rbacv1.ClusterRole{}
+	if err := yaml.Unmarshal(data, role); err != nil {
+		t.Fatalf("decoding %s: %v", file, err)
+	}
+	if err := k8sClient.Create(context.Background(), role); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("creating ClusterRole %s: %v", role.Name, err)
+	}
+	return role.Name
+}
+
+// clusterRole creates a ClusterRole holding rules, named after the test.
+func clusterRole(t *testing.T, suffix string, rules ...rbacv1.PolicyRule) string {
+	t.Helper()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{GenerateName: "access-" + suffix + "-"}, Rules: rules}
+	if err := k8sClient.Create(context.Background(), role); err != nil {
+		t.Fatalf("creating ClusterRole: %v", err)
+	}
+	return role.Name
+}
+
+// bind gives user the ClusterRole role in namespace ns, or cluster-wide
+// when ns is empty.
+func bind(t *testing.T, user, ns, role string) {
+	t.Helper()
+	subjects := []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}
+	ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role}
+	meta := metav1.ObjectMeta{GenerateName: "access-", Namespace: ns}
+	var obj client.Object = &rbacv1.RoleBinding{ObjectMeta: meta, Subjects: subjects, RoleRef: ref}
+	if ns == "" {
+		obj = &rbacv1.ClusterRoleBinding{ObjectMeta: meta, Subjects: subjects, RoleRef: ref}
+	}
+	if err := k8sClient.Create(context.Background(), obj); err != nil {
+		t.Fatalf("binding %s to %s: %v", role, user, err)
+	}
+}
+
+// clientAs returns a client acting as user (with the group every
+// authenticated user has).
+func clientAs(t *testing.T, user string) client.Client {
+	t.Helper()
+	cfg := rest.CopyConfig(restConfig)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user, Groups: []string{"system:authenticated"}}
+	c, err := client.New(cfg, client.Options{Scheme: k8sClient.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// setChildAccess puts mode in effect for one test.
+func setChildAccess(t *testing.T, mode configv1alpha1.ChildAccess) {
+	t.Helper()
+	childAccess.Store(mode)
+	t.Cleanup(func() { childAccess.Store(configv1alpha1.ChildAccessRequester) })
+}
+
+// expectForbidden checks that err is the API server's Forbidden carrying
+// the webhook's message, and that obj was not stored.
+func expectForbidden(g Gomega, err error, obj client.Object, message string) {
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want Forbidden, got %v", err)
+	g.Expect(err.Error()).To(ContainSubstring(message))
+	g.Expect(apierrors.IsNotFound(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(obj), emptyCopy(obj)))).
+		To(BeTrue(), "nothing stored")
+}
+
+func TestApplicationEditorAloneIsRefusedAndToldWhy(t *testing.T) {
+	g := NewWithT(t)
+	ns := testutil.Namespace(t, k8sClient)
+	bind(t, "alice", ns, clusterRoleFromFile(t, "apps_application_editor_role.yaml"))
+	alice := clientAs(t, "alice")
+
+	g.Eventually(func(g Gomega) {
+		app := validApplication(ns, "web")
+		expectForbidden(g, alice.Create(context.Background(), app), app,
+			`user "alice" may not create deployments.apps in namespace `+ns+", which this Application would have the operator do")
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+
+	// Allowed the Deployment but not the Service its ports ask for.
+	bind(t, "alice", ns, clusterRole(t, "deployments", rbacv1.PolicyRule{
+		APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create", "update"},
+	}))
+	g.Eventually(func(g Gomega) {
+		app := validApplication(ns, "web")
+		expectForbidden(g, alice.Create(context.Background(), app), app,
+			`user "alice" may not create services in namespace `+ns)
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+	// Without ports there is no Service: the Deployment's rights suffice.
+	g.Expect(alice.Create(context.Background(), minimalApplication(ns, "worker"))).To(Succeed())
+}
+
+func TestEditRoleMayCreateEveryNamespacedKind(t *testing.T) {
+	g := NewWithT(t)
+	ns := testutil.Namespace(t, k8sClient)
+	// In a cluster, the kinds' editor roles aggregate into edit; envtest
+	// runs no aggregation controller, so they are bound beside it here
+	// (the e2e suite binds edit alone).
+	for _, role := range []string{"edit", clusterRoleFromFile(t, "apps_application_editor_role.yaml"),
+		clusterRoleFromFile(t, "example_drink_editor_role.yaml"),
+		clusterRoleFromFile(t, "poc_mycustomresource_editor_role.yaml")} {
+		bind(t, "bob", ns, role)
+	}
+	bob := clientAs(t, "bob")
+	g.Eventually(func() error { return bob.Create(context.Background(), validApplication(ns, "web")) }).
+		WithTimeout(10 * time.Second).Should(Succeed())
+	g.Expect(bob.Create(context.Background(), validDrink(ns, "tea"))).To(Succeed())
+	g.Expect(bob.Create(context.Background(), validMyCustomResource(ns, "friendly"))).To(Succeed())
+}
+
+func TestDelegatedLetsTheApplicationEditorThrough(t *testing.T) {
+	g := NewWithT(t)
+	ns := testutil.Namespace(t, k8sClient)
+	bind(t, "carol", ns, clusterRoleFromFile(t, "apps_application_editor_role.yaml"))
+	carol := clientAs(t, "carol")
+	g.Eventually(func(g Gomega) {
+		app := validApplication(ns, "web")
+		expectForbidden(g, carol.Create(context.Background(), app), app, "may not create deployments.apps")
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+
+	setChildAccess(t, configv1alpha1.ChildAccessDelegated)
+	g.Expect(carol.Create(context.Background(), validApplication(ns, "web"))).To(Succeed())
+}
+
+func TestUpdateIsCheckedOnlyWhenTheSpecChanges(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	g.Expect(k8sClient.Create(ctx, validApplication(ns, "web"))).To(Succeed())
+	bind(t, "dave", ns, clusterRoleFromFile(t, "apps_application_editor_role.yaml"))
+	dave := clientAs(t, "dave")
+
+	// A label changes nothing the operator makes: allowed.
+	g.Eventually(func() error {
+		app := &sunappsv1.Application{}
+		if err := dave.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, app); err != nil {
+			return err
+		}
+		app.Labels = map[string]string{"team": "a"}
+		return dave.Update(ctx, app)
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+
+	app := &sunappsv1.Application{}
+	g.Expect(dave.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, app)).To(Succeed())
+	app.Spec.Deployment.Replicas = new(int32(5))
+	err := dave.Update(ctx, app)
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want Forbidden, got %v", err)
+	g.Expect(err.Error()).To(ContainSubstring(`user "dave" may not create deployments.apps in namespace ` + ns))
+	stored := &sunappsv1.Application{}
+	g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, stored)).To(Succeed())
+	g.Expect(stored.Spec.Deployment.Replicas).NotTo(HaveValue(Equal(int32(5))), "the stored spec is kept")
+}
+
+func TestGuestbookCreatorNeedsRightsWhereTheWorkloadLands(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	bind(t, "erin", "", clusterRoleFromFile(t, "webapp_guestbook_editor_role.yaml"))
+	bind(t, "erin", ns, "edit")
+	erin := clientAs(t, "erin")
+
+	// Her namespace: allowed, once the bindings reach the authorizer.
+	g.Eventually(func() error {
+		gb := validGuestbook(ns, "mine")
+		gb.Spec.Namespace = ns
+		return erin.Create(ctx, gb)
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+
+	// kube-system: refused, naming the first right she lacks there.
+	gb := validGuestbook(ns, "theirs")
+	gb.Spec.Namespace = "kube-system"
+	expectForbidden(g, erin.Create(ctx, gb), gb,
+		`user "erin" may not create statefulsets.apps in namespace kube-system, which this Guestbook would have the operator do`)
+
+	// Allowed the workload but not to read the ConfigMap its instances mount.
+	bind(t, "erin", "kube-system", clusterRole(t, "workload",
+		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"statefulsets"}, Verbs: []string{"create", "update"}},
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"create", "update"}}))
+	g.Eventually(func(g Gomega) {
+		gb := validGuestbook(ns, "theirs")
+		gb.Spec.Namespace = "kube-system"
+		expectForbidden(g, erin.Create(ctx, gb), gb, `may not get configmaps/gb-config in namespace kube-system`)
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+}
+
+func TestMyCustomResourceCreatorMustBeAbleToReadTheFriendPod(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	bind(t, "frank", ns, clusterRoleFromFile(t, "poc_mycustomresource_editor_role.yaml"))
+	frank := clientAs(t, "frank")
+	g.Eventually(func(g Gomega) {
+		obj := validMyCustomResource(ns, "friendly")
+		expectForbidden(g, frank.Create(ctx, obj), obj,
+			`user "frank" may not get pods/friend-0 in namespace `+ns+", which this MyCustomResource would have the operator do")
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+
+	// The right to read that one Pod is enough.
+	bind(t, "frank", ns, clusterRole(t, "friend", rbacv1.PolicyRule{
+		APIGroups: []string{""}, Resources: []string{"pods"}, ResourceNames: []string{"friend-0"}, Verbs: []string{"get"},
+	}))
+	g.Eventually(func() error { return frank.Create(ctx, validMyCustomResource(ns, "friendly")) }).
+		WithTimeout(10 * time.Second).Should(Succeed())
+}
+
+func TestDrinkCreatorNeedsConfigMapRights(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	bind(t, "grace", ns, clusterRoleFromFile(t, "example_drink_editor_role.yaml"))
+	grace := clientAs(t, "grace")
+	g.Eventually(func(g Gomega) {
+		drink := validDrink(ns, "tea")
+		expectForbidden(g, grace.Create(ctx, drink), drink,
+			`user "grace" may not create configmaps in namespace `+ns+", which this Drink would have the operator do")
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+}
