@@ -36,6 +36,20 @@ import (
 	"sunstrider.cn/operator/internal/testutil"
 )
 
+// editRules are the ClusterRoles holding the rules of the built-in edit
+// role (its writes, and view's reads): edit aggregates them (and the kinds'
+// editor roles) in a cluster, but envtest runs no kube-controller-manager,
+// so its edit role stays empty there. The e2e suite binds edit itself.
+var editRules = []string{"system:aggregate-to-edit", "system:aggregate-to-view"}
+
+// bindEdit gives user the built-in edit role's rules in namespace ns.
+func bindEdit(t *testing.T, user, ns string) {
+	t.Helper()
+	for _, role := range editRules {
+		bind(t, user, ns, role)
+	}
+}
+
 // The tests below write as users who hold only the roles they are given,
 // by impersonation, against the API server's own RBAC: the webhooks ask it
 // (SubjectAccessReview) whether the user may do what the object would have
@@ -149,9 +163,10 @@ func TestEditRoleMayCreateEveryNamespacedKind(t *testing.T) {
 	g := NewWithT(t)
 	ns := testutil.Namespace(t, k8sClient)
 	// In a cluster, the kinds' editor roles aggregate into edit; envtest
-	// runs no aggregation controller, so they are bound beside it here
-	// (the e2e suite binds edit alone).
-	for _, role := range []string{"edit", clusterRoleFromFile(t, "apps_application_editor_role.yaml"),
+	// runs no aggregation controller, so they are bound beside edit's own
+	// rules here (the e2e suite binds edit alone).
+	bindEdit(t, "bob", ns)
+	for _, role := range []string{clusterRoleFromFile(t, "apps_application_editor_role.yaml"),
 		clusterRoleFromFile(t, "example_drink_editor_role.yaml"),
 		clusterRoleFromFile(t, "poc_mycustomresource_editor_role.yaml")} {
 		bind(t, "bob", ns, role)
@@ -211,7 +226,7 @@ func TestGuestbookCreatorNeedsRightsWhereTheWorkloadLands(t *testing.T) {
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
 	bind(t, "erin", "", clusterRoleFromFile(t, "webapp_guestbook_editor_role.yaml"))
-	bind(t, "erin", ns, "edit")
+	bindEdit(t, "erin", ns)
 	erin := clientAs(t, "erin")
 
 	// Her namespace: allowed, once the bindings reach the authorizer.
