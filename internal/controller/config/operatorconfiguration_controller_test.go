@@ -256,6 +256,14 @@ func TestGuestbookImageAndResourcesApplyLive(t *testing.T) {
 	g.Expect(cfg.Status.Effective.GuestbookImage).To(Equal("example.com/guestbook:live"))
 	g.Expect(cfg.Status.Effective.LogLevel).To(Equal(configv1alpha1.LogLevel("info")), "the flag's value, in effect")
 	g.Expect(cfg.Status.Effective.ConflictRecheckInterval).To(Equal("10m0s"), "the flag's value, in effect")
+	g.Expect(cfg.Status.Effective.ChildAccess).To(Equal(configv1alpha1.ChildAccessRequester), "the safe default, shown")
+	g.Expect(holder.Load().ChildAccess).To(Equal(configv1alpha1.ChildAccessRequester))
+
+	// Delegation applies at once, in the settings the webhooks read, and shows.
+	generation = setSpec(g, configv1alpha1.OperatorConfigurationSpec{ChildAccess: configv1alpha1.ChildAccessDelegated})
+	cfg = expectReady(g, generation, configv1alpha1.ReasonApplied)
+	g.Expect(cfg.Status.Effective.ChildAccess).To(Equal(configv1alpha1.ChildAccessDelegated))
+	g.Expect(holder.Load().ChildAccess).To(Equal(configv1alpha1.ChildAccessDelegated))
 }
 
 // The log level changes at once in the process's logger.
