@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -56,13 +57,29 @@ func firstOperator(results []result, n int) (result, bool) {
 	return result{}, false
 }
 
+// operatorConfigurationCRD is the OperatorConfiguration's CRD.
+const operatorConfigurationCRD = "operatorconfigurations.config.sunstrider.cn"
+
 // setChildAccess sets spec.childAccess of the OperatorConfiguration the
 // operator reads, creating it (otherwise empty: every other field at its
 // default) when absent. The operator is not running: it reads the mode at
 // start.
 func setChildAccess(ctx context.Context, c client.Client, mode configv1alpha1.ChildAccess) error {
+	// Just installed (installOperatorConfig waits for the Application's
+	// CRD only), the kind may not be served yet.
+	if err := waitEstablished(ctx, c, operatorConfigurationCRD); err != nil {
+		return err
+	}
 	cfg := &configv1alpha1.OperatorConfiguration{}
-	err := c.Get(ctx, client.ObjectKey{Name: configv1alpha1.ConfigurationName}, cfg)
+	var err error
+	// The client's REST mapper may still answer "no match" for a group
+	// it looked up before the CRD was served: it looks again on the next
+	// request.
+	_ = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true,
+		func(ctx context.Context) (bool, error) {
+			err = c.Get(ctx, client.ObjectKey{Name: configv1alpha1.ConfigurationName}, cfg)
+			return !meta.IsNoMatchError(err), nil
+		})
 	switch {
 	case apierrors.IsNotFound(err):
 		cfg.Name = configv1alpha1.ConfigurationName
