@@ -87,8 +87,9 @@ func TestAnApplicationGrantsOnlyWhatItsAuthorsRBACGrants(t *testing.T) {
 		g.Expect(out).To(ContainSubstring(`user "alice" may not create deployments.apps in namespace ` + accessNamespace))
 		g.Expect(out).To(ContainSubstring("spec.childAccess: Delegated"))
 	}).Should(Succeed())
-	g.Expect(sh(t, nil, kubectl, "get", "application", "alices", "-n", accessNamespace)).
-		Error().To(HaveOccurred(), "nothing stored")
+	out, err := sh(t, nil, kubectl, "get", "application", "alices", "-n", accessNamespace)
+	g.Expect(err).To(HaveOccurred(), "nothing stored")
+	g.Expect(out).To(ContainSubstring("NotFound"))
 
 	// bob is a namespace editor: his Application is accepted and Ready.
 	g.Eventually(func() (string, error) {

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
@@ -57,6 +58,7 @@ var (
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(sunappsv1.AddToScheme(scheme))
+	utilruntime.Must(configv1alpha1.AddToScheme(scheme))
 	utilruntime.Must(pocv1.AddToScheme(scheme))
 	utilruntime.Must(webappv1.AddToScheme(scheme))
 	utilruntime.Must(examplev1.AddToScheme(scheme))
