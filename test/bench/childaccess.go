@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -112,4 +113,36 @@ func waitChildAccess(ctx context.Context, c client.Client, mode configv1alpha1.C
 			mode, cfg.Status.Effective.ChildAccess, err)
 	}
 	return nil
+}
+
+// logLevelStatusWrite tells whether the OperatorConfiguration was written
+// since before only for the restarted operator's log level: its status
+// changed (a new resourceVersion, the same generation) and, besides
+// status.effective.logLevel, now debug, nothing of the effective
+// configuration did.
+func logLevelStatusWrite(ctx context.Context, c client.Client, before *configv1alpha1.OperatorConfiguration) (
+	bool, error) {
+	after := &configv1alpha1.OperatorConfiguration{}
+	if err := c.Get(ctx, client.ObjectKey{Name: configv1alpha1.ConfigurationName}, after); err != nil {
+		return false, err
+	}
+	return statusWriteOfLogLevel(before, after), nil
+}
+
+// statusWriteOfLogLevel is logLevelStatusWrite's test on two readings.
+func statusWriteOfLogLevel(before, after *configv1alpha1.OperatorConfiguration) bool {
+	if after.ResourceVersion == before.ResourceVersion || after.Generation != before.Generation ||
+		before.Status.Effective.LogLevel == configv1alpha1.LogLevelDebug ||
+		after.Status.Effective.LogLevel != configv1alpha1.LogLevelDebug {
+		return false
+	}
+	b, a := before.Status.Effective.DeepCopy(), after.Status.Effective.DeepCopy()
+	b.LogLevel, a.LogLevel = "", ""
+	return equality.Semantic.DeepEqual(b, a)
+}
+
+// fileName is variant as a file name part: "operator (Requester)" is
+// operator-Requester.
+func fileName(variant string) string {
+	return strings.NewReplacer(" ", "-", "(", "", ")", "").Replace(variant)
 }

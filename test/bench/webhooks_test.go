@@ -229,55 +229,6 @@ func TestRenderAccess(t *testing.T) {
 	}
 }
 
-func TestParseChildAccess(t *testing.T) {
-	for _, tc := range []struct {
-		in      string
-		want    []configv1alpha1.ChildAccess
-		wantErr string
-	}{
-		{in: "", want: nil},
-		{in: "Requester", want: []configv1alpha1.ChildAccess{configv1alpha1.ChildAccessRequester}},
-		{in: " Requester, Delegated ", want: []configv1alpha1.ChildAccess{
-			configv1alpha1.ChildAccessRequester, configv1alpha1.ChildAccessDelegated}},
-		{in: "Delegated,Requester", want: []configv1alpha1.ChildAccess{
-			configv1alpha1.ChildAccessDelegated, configv1alpha1.ChildAccessRequester}},
-		{in: "requester", wantErr: `"requester" is not a mode`},
-		{in: "Delegated,Delegated", wantErr: "given twice"},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			got, err := parseChildAccess(tc.in)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %v, want %v", got, tc.want)
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Fatalf("got %v, want %v", got, tc.want)
-				}
-			}
-		})
-	}
-}
-
-func TestIsOperator(t *testing.T) {
-	for variant, want := range map[string]bool{
-		"operator": true, operatorVariant(configv1alpha1.ChildAccessDelegated): true,
-		"floor (plain client)": false, appFloorVariant: false, "seed design": false, "operators": false,
-	} {
-		if got := isOperator(variant); got != want {
-			t.Errorf("isOperator(%q) = %v, want %v", variant, got, want)
-		}
-	}
-}
-
 // sameHistogram compares count, sum (to rounding) and buckets.
 func sameHistogram(a, b *dto.Histogram) bool {
 	if a == nil || b == nil || a.GetSampleCount() != b.GetSampleCount() ||
