@@ -20,7 +20,7 @@ import (
 // deployment (TestDeployAndHelmApplyCleanlyUnderRestrictedPodSecurity) with
 // the operator running as its ServiceAccount
 // (TestOperatorRunsAsItsServiceAccount), before the tests that remove them.
-// Alone: make test-e2e TEST_ARGS='-run TestDeployAnd|TestOperatorRunsAs|Roles'.
+// Alone: make test-e2e TEST_ARGS='-run TestDeployAnd|TestOperatorRunsAs|TestOperatorServiceAccount|TestBuiltInRoles|TestRoleAggregation'.
 
 var updateRBACGolden = flag.Bool("update-rbac-golden", false,
 	"write the operator ServiceAccount's `kubectl auth can-i --list` into test/e2e/testdata")
@@ -145,7 +145,8 @@ func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 		header := fmt.Sprintf("# kubectl auth can-i --list -n %s --as=%s\n"+
 			"# less what a ServiceAccount bound to nothing may do, sorted; columns: resources, non-resource URLs,\n"+
 			"# resource names, verbs. Reviewed with docs/security.md (\"Roles\"); after a deliberate change of the\n"+
-			"# operator's RBAC: make test-e2e TEST_ARGS='-run TestDeployAnd|TestOperatorRunsAs|Roles -args -update-rbac-golden'\n",
+			"# operator's RBAC: make test-e2e TEST_ARGS='-run TestDeployAnd|TestOperatorRunsAs|TestOperatorServiceAccount\n"+
+			"#   -args -update-rbac-golden'\n",
 			placeholder(namespace), operatorSubject)
 		path := filepath.Join(root, "test/e2e/testdata", name)
 		if *updateRBACGolden {
