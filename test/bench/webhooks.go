@@ -14,7 +14,7 @@ import (
 
 // webhookLatencyMetric is kube-apiserver's histogram of the time each
 // admission webhook call took, as the API server saw it (network and TLS
-// included), by webhook name, type (admit: mutating, validate),
+// included), by webhook name, type (admit: mutating; validating),
 // operation and whether it rejected.
 const webhookLatencyMetric = "apiserver_admission_webhook_admission_duration_seconds"
 
@@ -130,11 +130,8 @@ func latencyOf(h *dto.Histogram) webhookLatency {
 
 // webhookType is how the tables name a webhook's type label.
 func webhookType(typ string) string {
-	switch typ {
-	case "admit":
+	if typ == "admit" {
 		return "mutating"
-	case "validate":
-		return "validating"
 	}
 	return typ
 }
@@ -210,19 +207,19 @@ func renderAccess(results []result) string {
 			}
 			fmt.Fprintf(&sb, "| %d | %s | %.1f s | %s | %.1f | %.3f | %s | %s |\n", r.n, r.childAccess,
 				r.converge.Seconds(), dur(r.p50), total/float64(n), r.requests[sarKind]/float64(n),
-				createLatency(r.webhooks, "validate"), createLatency(r.webhooks, "admit"))
+				createLatency(r.webhooks, "validating"), createLatency(r.webhooks, "mutating"))
 		}
 	}
 	return strings.TrimSuffix(sb.String(), "\n")
 }
 
 // createLatency is "mean / p50 / p99" of the CREATE calls of the webhooks
-// of type typ (their histograms summed, so each call weighs the same), or
-// "-" when there were none.
+// of type typ (webhookType: mutating or validating; their histograms summed,
+// so each call weighs the same), or "-" when there were none.
 func createLatency(webhooks map[webhookKey]*dto.Histogram, typ string) string {
 	sum := &dto.Histogram{}
 	for k, h := range webhooks {
-		if k.typ == typ && k.operation == "CREATE" {
+		if webhookType(k.typ) == typ && k.operation == "CREATE" {
 			sum = addHistograms(sum, h, 1)
 		}
 	}

@@ -41,7 +41,7 @@ func TestParseWebhookHistograms(t *testing.T) {
 	}
 	header := "# HELP " + webhookLatencyMetric + " [STABLE] Admission webhook latency\n# TYPE " +
 		webhookLatencyMetric + " histogram\n"
-	validate := webhookKey{name: "vapplication-v1.sunstrider.cn", typ: "validate", operation: "CREATE"}
+	validate := webhookKey{name: "vapplication-v1.sunstrider.cn", typ: "validating", operation: "CREATE"}
 	mutate := webhookKey{name: "mapplication-v1.sunstrider.cn", typ: "admit", operation: "CREATE"}
 	inf := append(slices.Clone(webhookBounds), math.Inf(1)) // the parser keeps the +Inf bucket
 	for _, tc := range []struct {
@@ -53,8 +53,8 @@ func TestParseWebhookHistograms(t *testing.T) {
 			name: "by webhook and operation, rejected and admitted calls summed, other metrics ignored",
 			text: "# TYPE apiserver_request_total counter\n" +
 				`apiserver_request_total{code="201",resource="applications",verb="POST"} 12` + "\n" + header +
-				sample(validate.name, "validate", "CREATE", "false", []uint64{1, 8, 10, 10, 10, 10, 10, 10}, 10, 0.11) +
-				sample(validate.name, "validate", "CREATE", "true", []uint64{0, 2, 2, 2, 2, 2, 2, 2}, 2, 0.02) +
+				sample(validate.name, "validating", "CREATE", "false", []uint64{1, 8, 10, 10, 10, 10, 10, 10}, 10, 0.11) +
+				sample(validate.name, "validating", "CREATE", "true", []uint64{0, 2, 2, 2, 2, 2, 2, 2}, 2, 0.02) +
 				sample(mutate.name, "admit", "CREATE", "false", []uint64{12, 12, 12, 12, 12, 12, 12, 12}, 12, 0.03),
 			want: map[webhookKey]*dto.Histogram{
 				validate: histogram(inf, []uint64{1, 10, 12, 12, 12, 12, 12, 12, 12}, 12, 0.13),
@@ -98,8 +98,8 @@ func TestParseWebhookHistogramsRefusesMalformed(t *testing.T) {
 }
 
 func TestWebhooksSince(t *testing.T) {
-	kept := webhookKey{name: "v", typ: "validate", operation: "CREATE"}
-	idle := webhookKey{name: "v", typ: "validate", operation: "UPDATE"}
+	kept := webhookKey{name: "v", typ: "validating", operation: "CREATE"}
+	idle := webhookKey{name: "v", typ: "validating", operation: "UPDATE"}
 	fresh := webhookKey{name: "m", typ: "admit", operation: "CREATE"}
 	before := map[webhookKey]*dto.Histogram{
 		kept: histogram(webhookBounds, []uint64{2, 3, 3, 3, 3, 3, 3, 3}, 3, 0.02),
@@ -170,7 +170,7 @@ func TestLatencyOf(t *testing.T) {
 }
 
 func TestRenderWebhooks(t *testing.T) {
-	validate := webhookKey{name: "vapplication-v1.sunstrider.cn", typ: "validate", operation: "CREATE"}
+	validate := webhookKey{name: "vapplication-v1.sunstrider.cn", typ: "validating", operation: "CREATE"}
 	mutate := webhookKey{name: "mapplication-v1.sunstrider.cn", typ: "admit", operation: "CREATE"}
 	results := []result{
 		{variant: "floor (plain client)", n: 10},
@@ -194,9 +194,9 @@ func TestRenderWebhooks(t *testing.T) {
 }
 
 func TestRenderAccess(t *testing.T) {
-	validate := webhookKey{name: "vapplication-v1.sunstrider.cn", typ: "validate", operation: "CREATE"}
-	validateOther := webhookKey{name: "vdrink-v1.example.com", typ: "validate", operation: "CREATE"}
-	validateUpdate := webhookKey{name: "vapplication-v1.sunstrider.cn", typ: "validate", operation: "UPDATE"}
+	validate := webhookKey{name: "vapplication-v1.sunstrider.cn", typ: "validating", operation: "CREATE"}
+	validateOther := webhookKey{name: "vdrink-v1.example.com", typ: "validating", operation: "CREATE"}
+	validateUpdate := webhookKey{name: "vapplication-v1.sunstrider.cn", typ: "validating", operation: "UPDATE"}
 	mutate := webhookKey{name: "mapplication-v1.sunstrider.cn", typ: "admit", operation: "CREATE"}
 	requester := result{variant: operatorVariant(configv1alpha1.ChildAccessRequester), n: 100,
 		childAccess: configv1alpha1.ChildAccessRequester, converge: 12 * time.Second, p50: 3 * time.Second,
