@@ -109,8 +109,8 @@ func loadConfiguration(ctx context.Context, cfg *rest.Config, o *options, level 
 		cancel()
 	}
 	setupLog.Info("Configuration", "guestbookImage", started.GuestbookImage,
-		"conflictRecheckInterval", started.ConflictRecheckInterval, "logLevel", started.LogLevel, "childAccess", started.ChildAccess,
-		"controllers", started.Controllers, "watchNamespaces", started.WatchNamespaces)
+		"conflictRecheckInterval", started.ConflictRecheckInterval, "logLevel", started.LogLevel,
+		"childAccess", started.ChildAccess, "controllers", started.Controllers, "watchNamespaces", started.WatchNamespaces)
 	return lc, nil
 }
 

@@ -423,7 +423,9 @@ func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options, live *live
 	}
 	// The requester's RBAC decides what an object may make, unless the
 	// OperatorConfiguration delegates (docs/security.md); read at every request.
-	reviewer, err := access.NewReviewer(mgr.GetConfig(), func() configv1alpha1.ChildAccess { return live.holder.Load().ChildAccess })
+	reviewer, err := access.NewReviewer(mgr.GetConfig(), func() configv1alpha1.ChildAccess {
+		return live.holder.Load().ChildAccess
+	})
 	if err != nil {
 		return false, err
 	}

@@ -183,8 +183,9 @@ func kustomizeWith(t *testing.T, root string, components ...string) []byte {
 // helmRender renders the whole chart in namespace with set.
 func helmRender(t *testing.T, root, namespace string, set ...string) ([]byte, error) {
 	t.Helper()
-	args := []string{"template", "sunstrider-operator", filepath.Join(root, "dist/chart"),
-		"--namespace", namespace, "--kube-version", "1.31.0"}
+	args := make([]string, 0, 7+2*len(set))
+	args = append(args, "template", "sunstrider-operator", filepath.Join(root, "dist/chart"),
+		"--namespace", namespace, "--kube-version", "1.31.0")
 	for _, s := range set {
 		args = append(args, "--set", s)
 	}

@@ -56,7 +56,8 @@ func setChildAccess(t *testing.T, mode configv1alpha1.ChildAccess) {
 	if mode != "" {
 		patch, want = `{"spec":{"childAccess":"`+string(mode)+`"}}`, mode
 	}
-	mustSh(t, nil, kubectl, "patch", "operatorconfiguration", configv1alpha1.ConfigurationName, "--type=merge", "-p", patch)
+	mustSh(t, nil, kubectl, "patch", "operatorconfiguration", configv1alpha1.ConfigurationName,
+		"--type=merge", "-p", patch)
 	NewWithT(t).Eventually(func(g Gomega) {
 		cfg := &configv1alpha1.OperatorConfiguration{}
 		g.Expect(admin.Get(ctx(), client.ObjectKey{Name: configv1alpha1.ConfigurationName}, cfg)).To(Succeed())

@@ -41,8 +41,9 @@ func TestApplicationAccess(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"}}
 			app.Spec.Service.Ports = tc.ports
-			var got []string
-			for _, c := range applicationAccess(app) {
+			checks := applicationAccess(app)
+			got := make([]string, 0, len(checks))
+			for _, c := range checks {
 				got = append(got, c.String())
 			}
 			NewWithT(t).Expect(got).To(Equal(tc.want))
