@@ -20,7 +20,8 @@ import (
 // deployment (TestDeployAndHelmApplyCleanlyUnderRestrictedPodSecurity) with
 // the operator running as its ServiceAccount
 // (TestOperatorRunsAsItsServiceAccount), before the tests that remove them.
-// Alone: make test-e2e TEST_ARGS='-run TestDeployAnd|TestOperatorRunsAs|TestOperatorServiceAccount|TestBuiltInRoles|TestRoleAggregation'.
+// Alone: make test-e2e TEST_ARGS='-run
+// TestDeployAnd|TestOperatorRunsAs|TestOperatorServiceAccount|TestBuiltInRoles|TestRoleAggregation'.
 
 var updateRBACGolden = flag.Bool("update-rbac-golden", false,
 	"write the operator ServiceAccount's `kubectl auth can-i --list` into test/e2e/testdata")
@@ -95,7 +96,7 @@ func canIList(t *testing.T, subject, namespace string) []string {
 		t.Fatalf("kubectl auth can-i --list printed no table:\n%s", out)
 	}
 	cells := regexp.MustCompile(`\s{2,}`)
-	var rows []string
+	rows := make([]string, 0, len(lines)-1)
 	for _, line := range lines[1:] {
 		fields := cells.Split(strings.TrimSpace(line), -1)
 		if strings.HasPrefix(line, " ") { // a non-resource URL: no resource
@@ -354,9 +355,11 @@ func TestRoleAggregationTurnsOff(t *testing.T) {
 		filepath.Join(up, "config/components/no-role-aggregation"))), 0o644)).To(Succeed())
 	g.Expect(aggregating(mustSh(t, nil, kustomize, "build", overlay))).To(BeEmpty())
 
-	template := []string{"template", "sunstrider-operator", "dist/chart", "--namespace", operatorNamespace,
-		"--kube-version", serverVersion(t)}
-	g.Expect(aggregating(mustSh(t, nil, helm, template...))).To(nine)
-	g.Expect(aggregating(mustSh(t, nil, helm, append(template, "--set", "rbac.aggregateToDefaultRoles=false")...))).
+	template := func(extra ...string) []string {
+		return append([]string{"template", "sunstrider-operator", "dist/chart", "--namespace", operatorNamespace,
+			"--kube-version", serverVersion(t)}, extra...)
+	}
+	g.Expect(aggregating(mustSh(t, nil, helm, template()...))).To(nine)
+	g.Expect(aggregating(mustSh(t, nil, helm, template("--set", "rbac.aggregateToDefaultRoles=false")...))).
 		To(BeEmpty())
 }
