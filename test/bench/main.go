@@ -289,14 +289,8 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if cfg.workDir != "" {
-		if err := os.MkdirAll(cfg.workDir, 0o755); err != nil {
-			return 0, err
-		}
-	} else {
-		if cfg.workDir, err = os.MkdirTemp("", "sunstrider-bench-"); err != nil {
-			return 0, err
-		}
+	if err := ensureWorkDir(cfg); err != nil {
+		return 0, err
 	}
 	if cfg.kubeconfig, err = filepath.Abs(cfg.kubeconfig); err != nil {
 		return 0, err
@@ -336,11 +330,7 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	var results []result
 	for _, n := range cfg.ns {
 		runs := b.variants(n)
-		if (b.withReferences(n) || len(cfg.childAccess) > 1) && cfg.warmUp {
-			// The first variant on a cluster pays less than the later ones
-			// (docs/performance.md): a discarded floor puts every measured
-			// variant on a cluster that has already made and deleted N of
-			// everything. The operator in two modes is two variants.
+		if b.warmUpAt(n) {
 			logf("warm-up N=%d: the floor once, not measured", n)
 			if _, err := b.runFloor(ctx, n); err != nil {
 				return 0, fmt.Errorf("warm-up: %w", err)
@@ -383,6 +373,25 @@ func run(ctx context.Context, cfg *config) (int, error) {
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// ensureWorkDir makes -work-dir, or a temporary directory when it is unset.
+func ensureWorkDir(cfg *config) error {
+	if cfg.workDir != "" {
+		return os.MkdirAll(cfg.workDir, 0o755)
+	}
+	var err error
+	cfg.workDir, err = os.MkdirTemp("", "sunstrider-bench-")
+	return err
+}
+
+// warmUpAt tells whether the floor runs once, unmeasured, before the
+// variants of n (-warm-up). The first variant on a cluster pays less than
+// the later ones (docs/performance.md): a discarded floor puts every
+// measured variant on a cluster that has already made and deleted N of
+// everything. The operator in two modes (-child-access) is two variants.
+func (b *bench) warmUpAt(n int) bool {
+	return b.cfg.warmUp && (b.withReferences(n) || len(b.cfg.childAccess) > 1)
 }
 
 // withReferences tells whether the floors and the seed design run at n
@@ -988,8 +997,8 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns spread, n int
 	if err != nil {
 		return r, err
 	}
-	logf("%s N=%d: %d idle writes, heap %.0f KiB above the empty baseline (%.0f KiB), peak RSS %.1f MiB, idle RSS %.1f MiB",
-		variant, n, r.idleWrites, (heap-base)/1024, base/1024, r.peakRSS/(1<<20), idleRSS/(1<<20))
+	logf("%s N=%d: %d idle writes, heap %.0f KiB above the empty baseline (%.0f KiB), peak RSS %.1f MiB, "+
+		"idle RSS %.1f MiB", variant, n, r.idleWrites, (heap-base)/1024, base/1024, r.peakRSS/(1<<20), idleRSS/(1<<20))
 	if requireCondition { // the operator, whose cache this weighs
 		w, err := weighObjects(ctx, b.c, ns.of(0), itemName(0))
 		if err != nil {
