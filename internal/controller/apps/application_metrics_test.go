@@ -102,7 +102,10 @@ func TestApplicationMetrics(t *testing.T) {
 			current.Spec.Deployment.Template.Spec.Containers[0].Image = "nginx:1.27"
 			g.Expect(k8sClient.Update(ctx, current)).To(Succeed())
 		}).Should(Succeed())
-		g.Eventually(writes("Deployment", "updated")).Should(Equal(updatedDeployments + 1))
+		// At least one: under a loaded machine a reconcile reading the
+		// Deployment from a cache not yet at its own write writes it again,
+		// also as updated (seen in CI: +3).
+		g.Eventually(writes("Deployment", "updated")).Should(BeNumerically(">", updatedDeployments))
 		g.Eventually(objects("False", sunappsv1.ReasonRollingOut)).Should(Equal(1.0))
 		g.Eventually(func(g Gomega) { markDeploymentAvailable(g, app) }).Should(Succeed())
 		g.Eventually(objects("True", "")).Should(Equal(1.0))
