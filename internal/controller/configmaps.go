@@ -17,6 +17,11 @@ limitations under the License.
 package controller
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -47,10 +52,11 @@ import (
 // sends the data (network and decoding at start-up and on each change).
 //
 // The controllers read a stripped ConfigMap like a complete one: its
-// owner references and labels say whose it is (apply.IsOurs). The data of
-// a foreign ConfigMap, which only the Guestbook needs (it rolls its
-// instances when the data changes), is read from the API server
-// (IsStrippedConfigMap tells when). A ConfigMap the operator made that
+// owner references and labels say whose it is (apply.IsOurs). Of a foreign
+// ConfigMap's data the Guestbook needs only whether it changed (it rolls
+// its instances then): the stripped copy keeps the data's checksum in
+// CachedDataChecksumAnnotation, which ConfigMapChecksum reads, so no
+// reconcile reads the data from the API server. A ConfigMap the operator made that
 // lacks its label (made by a version before the label, or the label
 // removed by hand) is cached stripped: the drift check sees the label and
 // data missing and applies them, after which the ConfigMap is cached whole
@@ -61,7 +67,7 @@ import (
 func ConfigMapTransform() toolscache.TransformFunc {
 	return func(obj any) (any, error) {
 		cm, ok := obj.(*corev1.ConfigMap)
-		if !ok || isOperatorConfigMap(cm) {
+		if !ok || isOperatorConfigMap(cm) || isStripped(cm) {
 			return obj, nil
 		}
 		return &corev1.ConfigMap{
@@ -74,18 +80,46 @@ func ConfigMapTransform() toolscache.TransformFunc {
 				CreationTimestamp: cm.CreationTimestamp,
 				DeletionTimestamp: cm.DeletionTimestamp,
 				Labels:            cm.Labels,
+				Annotations:       map[string]string{CachedDataChecksumAnnotation: DataChecksum(cm.Data, cm.BinaryData)},
 				OwnerReferences:   cm.OwnerReferences,
 			},
 		}, nil
 	}
 }
 
-// IsStrippedConfigMap reports whether cm may be a copy ConfigMapTransform
-// stripped of its data: not the operator's, and without data. A ConfigMap
-// read from the API server that is empty is one too, which costs one more
-// read to whoever needs the data.
-func IsStrippedConfigMap(cm *corev1.ConfigMap) bool {
-	return !isOperatorConfigMap(cm) && cm.Data == nil && cm.BinaryData == nil
+// CachedDataChecksumAnnotation holds, on a ConfigMap ConfigMapTransform
+// stripped (only ever in the cache, never written), DataChecksum of the
+// data it dropped.
+const CachedDataChecksumAnnotation = "sunstrider.cn/cached-data-checksum"
+
+// ConfigMapChecksum returns DataChecksum of cm's data, whether cm is whole
+// or a copy ConfigMapTransform stripped.
+func ConfigMapChecksum(cm *corev1.ConfigMap) string {
+	if isStripped(cm) {
+		return cm.Annotations[CachedDataChecksumAnnotation]
+	}
+	return DataChecksum(cm.Data, cm.BinaryData)
+}
+
+// DataChecksum returns a checksum of a ConfigMap's data and binary data,
+// independent of key order.
+func DataChecksum(data map[string]string, binaryData map[string][]byte) string {
+	h := sha256.New()
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		h.Write([]byte("d\x00" + k + "\x00" + data[k] + "\x00"))
+	}
+	for _, k := range slices.Sorted(maps.Keys(binaryData)) {
+		h.Write([]byte("b\x00" + k + "\x00"))
+		h.Write(binaryData[k])
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// isStripped reports whether cm is a copy ConfigMapTransform stripped.
+func isStripped(cm *corev1.ConfigMap) bool {
+	_, ok := cm.Annotations[CachedDataChecksumAnnotation]
+	return ok && !isOperatorConfigMap(cm) && cm.Data == nil && cm.BinaryData == nil
 }
 
 // isOperatorConfigMap reports whether cm carries the operator's label.

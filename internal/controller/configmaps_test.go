@@ -58,13 +58,15 @@ func TestConfigMapTransform(t *testing.T) {
 			CreationTimestamp: foreign.CreationTimestamp,
 			DeletionTimestamp: foreign.DeletionTimestamp,
 			Labels:            map[string]string{"team": "blue"},
+			Annotations:       map[string]string{CachedDataChecksumAnnotation: DataChecksum(foreign.Data, foreign.BinaryData)},
 			OwnerReferences:   foreign.OwnerReferences,
 		},
 	}
 	got, err := transform(foreign)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(Equal(stripped))
-	g.Expect(IsStrippedConfigMap(got.(*corev1.ConfigMap))).To(BeTrue())
+	g.Expect(ConfigMapChecksum(got.(*corev1.ConfigMap))).To(Equal(DataChecksum(foreign.Data, foreign.BinaryData)),
+		"the checksum of the data it dropped")
 	// Idempotent.
 	again, err := transform(got)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -75,7 +77,7 @@ func TestConfigMapTransform(t *testing.T) {
 	got, err = transform(own.DeepCopy())
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(Equal(own))
-	g.Expect(IsStrippedConfigMap(own)).To(BeFalse())
+	g.Expect(ConfigMapChecksum(own)).To(Equal(DataChecksum(own.Data, own.BinaryData)))
 
 	// Not a typed ConfigMap: unchanged.
 	tombstone := toolscache.DeletedFinalStateUnknown{Key: "default/conf", Obj: configMap(nil)}
@@ -88,11 +90,17 @@ func TestConfigMapTransform(t *testing.T) {
 	g.Expect(got).To(BeIdenticalTo(meta))
 }
 
-func TestIsStrippedConfigMap(t *testing.T) {
+func TestConfigMapChecksum(t *testing.T) {
 	g := NewWithT(t)
-	g.Expect(IsStrippedConfigMap(&corev1.ConfigMap{})).To(BeTrue(), "an empty foreign ConfigMap may be stripped")
-	g.Expect(IsStrippedConfigMap(&corev1.ConfigMap{Data: map[string]string{}})).To(BeFalse())
-	g.Expect(IsStrippedConfigMap(&corev1.ConfigMap{BinaryData: map[string][]byte{"b": nil}})).To(BeFalse())
-	own := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{apply.ManagedByLabel: apply.ManagedByValue}}}
-	g.Expect(IsStrippedConfigMap(own)).To(BeFalse())
+	empty := DataChecksum(nil, nil)
+	g.Expect(ConfigMapChecksum(&corev1.ConfigMap{})).To(Equal(empty), "an empty ConfigMap read from the API server")
+	annotated := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Annotations: map[string]string{CachedDataChecksumAnnotation: "abc"}}}
+	g.Expect(ConfigMapChecksum(annotated)).To(Equal("abc"), "a stripped copy")
+	annotated.Data = map[string]string{"k": "v"}
+	g.Expect(ConfigMapChecksum(annotated)).To(Equal(DataChecksum(annotated.Data, nil)), "data present: it counts")
+	own := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Labels:      map[string]string{apply.ManagedByLabel: apply.ManagedByValue},
+		Annotations: map[string]string{CachedDataChecksumAnnotation: "abc"}}}
+	g.Expect(ConfigMapChecksum(own)).To(Equal(empty), "the operator's own are never stripped")
 }

@@ -17,10 +17,7 @@ limitations under the License.
 package webapp
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"maps"
-	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -101,19 +98,9 @@ func controllerRef(gb *webappv1.Guestbook) []metav1.OwnerReference {
 	return []metav1.OwnerReference{*metav1.NewControllerRef(gb, webappv1.GroupVersion.WithKind("Guestbook"))}
 }
 
-// configChecksum returns a checksum of a ConfigMap's data.
-func configChecksum(data map[string]string, binaryData map[string][]byte) string {
-	h := sha256.New()
-	for _, k := range slices.Sorted(maps.Keys(data)) {
-		h.Write([]byte("d\x00" + k + "\x00" + data[k] + "\x00"))
-	}
-	for _, k := range slices.Sorted(maps.Keys(binaryData)) {
-		h.Write([]byte("b\x00" + k + "\x00"))
-		h.Write(binaryData[k])
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
+// configChecksum returns a checksum of a ConfigMap's data (the one the
+// cache keeps of a foreign ConfigMap: controllers.ConfigMapChecksum).
+var configChecksum = controllers.DataChecksum
 
 // desiredConfigMap returns the ConfigMap the operator creates, with default
 // settings, when spec.configMapName does not exist.

@@ -51,19 +51,16 @@ func (r *GuestbookReconciler) namespaceExists(ctx context.Context, namespace str
 // created with default settings, owned by gb. The created ConfigMap is then
 // the user's to edit: the operator does not revert its data. The cache
 // holds a ConfigMap the operator did not make without its data
-// (controllers.ConfigMapTransform): its data is read from the API server.
+// (controllers.ConfigMapTransform), but with the data's checksum.
 func (r *GuestbookReconciler) reconcileConfigMap(ctx context.Context, gb *webappv1.Guestbook) (string, error) {
 	key := client.ObjectKey{Namespace: namespaceOf(gb), Name: gb.Spec.ConfigMapName}
 	cm := &corev1.ConfigMap{}
 	found, err := apply.Get(ctx, r.Client, r.APIReader, key, cm)
-	if err == nil && found && controllers.IsStrippedConfigMap(cm) {
-		found, err = apply.Get(ctx, r.APIReader, r.APIReader, key, cm)
-	}
 	if err != nil {
 		return "", err
 	}
 	if found {
-		return configChecksum(cm.Data, cm.BinaryData), nil
+		return controllers.ConfigMapChecksum(cm), nil
 	}
 
 	desired, err := desiredConfigMap(gb)
