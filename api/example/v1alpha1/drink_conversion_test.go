@@ -17,6 +17,7 @@ limitations under the License.
 package v1alpha1
 
 import (
+	"maps"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -91,10 +92,14 @@ func TestConvertToHub(t *testing.T) {
 		order string
 		stash *string
 		want  examplev1.DrinkSpec
+		// keepStash: the round trip (v1alpha1 -> v1 -> v1alpha1) gives the
+		// stash back; a stale or broken stash is dropped, as the v1 spec
+		// it leads to is the order's own reading.
+		keepStash bool
 	}{
 		{name: "no stash", order: "tea for two for bob", want: examplev1.DrinkSpec{Drink: "tea", Name: "two for bob"}},
 		{name: "stash matching the order", order: "tea for two for bob", stash: &stash,
-			want: examplev1.DrinkSpec{Drink: "tea for two", Name: "bob"}},
+			want: examplev1.DrinkSpec{Drink: "tea for two", Name: "bob"}, keepStash: true},
 		{name: "stale stash: the order was edited", order: "coffee for bob", stash: &stash,
 			want: examplev1.DrinkSpec{Drink: "coffee", Name: "bob"}},
 		{name: "stash that is not JSON", order: "tea for two for bob", stash: new("{"),
@@ -103,15 +108,30 @@ func TestConvertToHub(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			d := &Drink{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: DrinkSpec{Order: tt.order}}
-			if tt.stash != nil {
-				d.Annotations = map[string]string{SpecAnnotation: *tt.stash}
+			d := &Drink{
+				ObjectMeta: metav1.ObjectMeta{Name: "d", Annotations: map[string]string{"keep": "me"}},
+				Spec:       DrinkSpec{Order: tt.order},
 			}
+			if tt.stash != nil {
+				d.Annotations[SpecAnnotation] = *tt.stash
+			}
+			original := maps.Clone(d.Annotations)
+
 			var hub examplev1.Drink
 			g.Expect(d.ConvertTo(&hub)).To(Succeed())
 			g.Expect(hub.Spec).To(Equal(tt.want))
-			g.Expect(hub.Annotations).To(BeNil(), "the stash never reaches v1")
-			g.Expect(d.Annotations).To(HaveLen(len(d.Annotations)), "the source is untouched")
+			g.Expect(hub.Annotations).To(Equal(map[string]string{"keep": "me"}), "the stash never reaches v1, the rest does")
+			g.Expect(d.Annotations).To(Equal(original), "the source is untouched")
+			g.Expect(d.Spec.Order).To(Equal(tt.order), "the source is untouched")
+
+			var back Drink
+			g.Expect(back.ConvertFrom(&hub)).To(Succeed())
+			g.Expect(back.Spec.Order).To(Equal(tt.order), "the round trip gives the order back")
+			want := map[string]string{"keep": "me"}
+			if tt.keepStash {
+				want = original
+			}
+			g.Expect(back.Annotations).To(Equal(want), "the round-tripped annotations, against the original's %v", original)
 		})
 	}
 }
