@@ -94,7 +94,8 @@ func helmTemplate(t *testing.T, root, template string, set ...string) []byte {
 	path := tool(t, root, "HELM", "helm")
 	// --kube-version: the chart requires 1.31 or newer, and a helm built by
 	// `go install` (bin/helm) assumes v1.20 without a cluster.
-	args := []string{"template", "t", filepath.Join(root, "dist/chart"), "--show-only", template, "--kube-version", "1.31.0"}
+	args := make([]string, 0, 7+2*len(set))
+	args = append(args, "template", "t", filepath.Join(root, "dist/chart"), "--show-only", template, "--kube-version", "1.31.0")
 	for _, s := range set {
 		args = append(args, "--set", s)
 	}
