@@ -147,6 +147,8 @@ FUZZ_TARGETS ?= ./api/example/v1:FuzzDrinkConversion:40000 ./internal/webhook/ap
 	./internal/webhook/example/v1/fuzz:FuzzDrink:4000 ./internal/webhook/poc/v1:FuzzMyCustomResource:10000 \
 	./internal/webhook/webapp/v1:FuzzGuestbook:12500
 # FUZZ_SCALE multiplies every budget (FUZZ_SCALE=10 for a longer run).
+# A target that did not fuzz (renamed or removed: go test then passes with
+# "no fuzz tests to fuzz", or prints no "fuzz: elapsed" line) fails the run.
 FUZZ_SCALE ?= 1
 
 .PHONY: fuzz
@@ -155,6 +157,9 @@ fuzz: ## Short fuzz run of every fuzz target
 		pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; n=$$(( $${rest#*:} * $(FUZZ_SCALE) )); \
 		start=$$(date +%s); \
 		out=$$(go test "$$pkg" -run '^$$' -fuzz "^$$fn\$$" -fuzztime=$${n}x 2>&1) || { echo "$$out"; echo "FAIL: $$fn in $$pkg"; exit 1; }; \
+		if echo "$$out" | grep -qE 'no fuzz tests to fuzz|testing: warning: no tests to run' || ! echo "$$out" | grep -q 'fuzz: elapsed'; then \
+			echo "$$out"; echo "FAIL: $$fn in $$pkg did not fuzz (renamed or missing target? FUZZ_TARGETS names it)"; exit 1; \
+		fi; \
 		echo "$$fn ($$pkg): $$(echo "$$out" | grep -o 'execs: [0-9]*' | tail -1 | cut -d' ' -f2) executions in $$(( $$(date +%s) - start )) s, no failure"; \
 	done
 
