@@ -32,6 +32,10 @@ type Suite struct {
 	Setup func(ctrl.Manager) error
 	// Options tune every manager's options (its cache, for instance).
 	Options []func(*ctrl.Options)
+	// Check lists the kinds (an object of each) whose every status, seen
+	// through a watch, must keep the status invariants (StatusInvariants):
+	// the suite fails when one does not.
+	Check []client.Object
 	// BeforeRun, when set, runs once the control plane and the first manager
 	// are up, before the tests (to copy Config, Client or Writes into package
 	// variables).
@@ -81,10 +85,23 @@ func (s *Suite) Run(m *testing.M) int {
 		return fail(err)
 	}
 	defer s.StopManager()
+	var checker *InvariantChecker
+	if len(s.Check) > 0 {
+		if checker, err = StartInvariantChecker(s.Config, s.Scheme, s.Check...); err != nil {
+			return fail(err)
+		}
+	}
 	if s.BeforeRun != nil {
 		s.BeforeRun()
 	}
-	return m.Run()
+	code := m.Run()
+	if checker != nil {
+		if report := checker.Report(); report != "" {
+			fmt.Fprintln(os.Stderr, "FAIL:", report)
+			code = 1
+		}
+	}
+	return code
 }
 
 func fail(err error) int {

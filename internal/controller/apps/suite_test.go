@@ -16,7 +16,7 @@ import (
 
 var (
 	scheme = runtime.NewScheme()
-	suite  = &testutil.Suite{Scheme: scheme, Setup: setupApplicationController}
+	suite  = &testutil.Suite{Scheme: scheme, Setup: setupApplicationController, Check: []client.Object{&sunappsv1.Application{}}}
 	// k8sClient talks to the API server directly.
 	k8sClient client.Client
 	// writes counts the API writes of the running manager.

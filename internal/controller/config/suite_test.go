@@ -52,7 +52,7 @@ var defaults = settings.Settings{
 
 var (
 	scheme = runtime.NewScheme()
-	suite  = &testutil.Suite{Scheme: scheme, Setup: setupControllers}
+	suite  = &testutil.Suite{Scheme: scheme, Setup: setupControllers, Check: []client.Object{&configv1alpha1.OperatorConfiguration{}, &sunappsv1.Application{}, &webappv1.Guestbook{}}}
 	// k8sClient talks to the API server directly.
 	k8sClient client.Client
 	// level is the log level the holder sets.

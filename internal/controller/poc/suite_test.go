@@ -33,7 +33,7 @@ import (
 
 var (
 	scheme = runtime.NewScheme()
-	suite  = &testutil.Suite{Scheme: scheme, Setup: setupMyCustomResourceController}
+	suite  = &testutil.Suite{Scheme: scheme, Setup: setupMyCustomResourceController, Check: []client.Object{&pocv1.MyCustomResource{}}}
 	// k8sClient talks to the API server directly.
 	k8sClient client.Client
 	// writes counts the API writes of the running manager.

@@ -35,7 +35,7 @@ const testImage = "example.com/guestbook:test"
 
 var (
 	scheme = runtime.NewScheme()
-	suite  = &testutil.Suite{Scheme: scheme, Setup: setupGuestbookController}
+	suite  = &testutil.Suite{Scheme: scheme, Setup: setupGuestbookController, Check: []client.Object{&webappv1.Guestbook{}}}
 	// k8sClient talks to the API server directly.
 	k8sClient client.Client
 	// writes counts the API writes of the running manager.
