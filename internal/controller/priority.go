@@ -35,9 +35,9 @@ import (
 // 0, the initial list and resyncs at handler.LowPriority; higher goes
 // first). Its reconcile writes the status that makes the parent Ready and
 // nothing else. In first-come order it waited behind every parent created
-// before it: under a burst of 1,000 Applications, 16 to 18 s between the
-// Deployment becoming available and the Application becoming Ready, half
-// of the create→Ready time (docs/performance.md, "Latency under a burst").
+// before it: under a burst, about half of the create→Ready time was spent
+// between the Deployment becoming available and the Application becoming
+// Ready (docs/performance.md, "Latency under a burst", has the figures).
 // Work in progress finishes before new work starts; the new work is not
 // starved, since a parent's child becomes ready once per change.
 const ReadyPriority = 10
