@@ -197,7 +197,7 @@ func NewWorkflowStatus(s *appsv1.DeploymentStatus) WorkflowStatus {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.deployment.replicas,statuspath=.status.workflow.replicas,selectorpath=.status.selector
-// +kubebuilder:resource:shortName=app
+// +kubebuilder:resource:shortName=sunapp,categories=sunstrider
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.workflow.availableReplicas`
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.workflow.replicas`

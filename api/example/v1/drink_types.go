@@ -71,7 +71,7 @@ type DrinkStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:storageversion
-// +kubebuilder:resource:shortName=dr
+// +kubebuilder:resource:shortName=sundrink,categories=sunstrider
 // +kubebuilder:printcolumn:name="Drink",type=string,JSONPath=`.spec.drink`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="ConfigMap",type=string,JSONPath=`.status.configMapName`

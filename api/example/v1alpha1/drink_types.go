@@ -72,7 +72,7 @@ type DrinkStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:deprecatedversion:warning="example.com/v1alpha1 Drink is deprecated; use example.com/v1 Drink"
-// +kubebuilder:resource:shortName=dr
+// +kubebuilder:resource:shortName=sundrink,categories=sunstrider
 // +kubebuilder:printcolumn:name="Order",type=string,JSONPath=`.spec.order`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="ConfigMap",type=string,JSONPath=`.status.configMapName`

@@ -101,7 +101,7 @@ type DrinkStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:deprecatedversion:warning="example.com/v1beta1 Drink is deprecated; use example.com/v1 Drink"
-// +kubebuilder:resource:shortName=dr
+// +kubebuilder:resource:shortName=sundrink,categories=sunstrider
 // +kubebuilder:printcolumn:name="Drink",type=string,JSONPath=`.spec.drink.kind`
 // +kubebuilder:printcolumn:name="Size",type=string,JSONPath=`.spec.drink.size`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

@@ -64,6 +64,7 @@ type MyCustomResourceStatus struct {
 // +kubebuilder:printcolumn:name="Healthy",type=boolean,JSONPath=`.status.Healthy`
 // +kubebuilder:printcolumn:name="FriendReady",type=string,JSONPath=`.status.conditions[?(@.type=="FriendReady")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:resource:categories=sunstrider
 
 // MyCustomResource looks for a friend: a Pod of a given name in its own
 // namespace, and reports whether it exists and is ready.
