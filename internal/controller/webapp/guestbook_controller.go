@@ -126,7 +126,10 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 }
 
 // reconcileWorkload runs the phases in order; a missing namespace or a
-// conflict stops them.
+// conflict stops them. A write the API server refuses does not: the
+// workload already running is still observed and its election still runs
+// (a failover must not wait for a person to lift a quota or a policy); the
+// first refusal is returned beside the observation.
 func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv1.Guestbook,
 	ws workloadSettings) (observation, error) {
 	obs := observation{namespace: namespaceOf(gb), size: gb.Spec.Size}
@@ -137,18 +140,45 @@ func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv
 		return obs, err
 	}
 
+	var refused *refusal
+	answered := func(err error) error {
+		if ref := (*refusal)(nil); errors.As(err, &ref) {
+			if refused == nil {
+				refused = ref
+			}
+			return nil
+		}
+		return err
+	}
 	checksum, err := r.reconcileConfigMap(ctx, gb)
-	if err != nil {
+	if err = answered(err); err != nil {
 		return obs, err
 	}
 
-	sts, err := desiredStatefulSetWith(gb, ws, checksum)
-	if err != nil {
-		return obs, err
+	liveSts := client.Object(&appsv1.StatefulSet{})
+	var conflict string
+	if refused != nil {
+		// Without its ConfigMap, a new template would stop the instances:
+		// the StatefulSet is only observed.
+		found, conflicting, err := r.observeChild(ctx, gb, client.ObjectKey{Namespace: obs.namespace, Name: gb.Name}, liveSts)
+		if err != nil {
+			return obs, err
+		}
+		if conflict = conflicting; !found {
+			liveSts = nil
+		}
+	} else {
+		sts, err := desiredStatefulSetWith(gb, ws, checksum)
+		if err != nil {
+			return obs, err
+		}
+		liveSts, conflict, err = r.ensureChild(ctx, gb, sts, liveSts)
+		if err = answered(err); err != nil {
+			return obs, err
+		}
 	}
-	liveSts, conflict, err := r.ensureChild(ctx, gb, sts, &appsv1.StatefulSet{})
-	if obs.conflict = conflict; err != nil || conflict != "" {
-		return obs, err
+	if obs.conflict = conflict; conflict != "" {
+		return obs, nil
 	}
 	obs.statefulSet, _ = liveSts.(*appsv1.StatefulSet)
 
@@ -156,7 +186,8 @@ func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv
 	if err != nil {
 		return obs, err
 	}
-	if _, obs.conflict, err = r.ensureChild(ctx, gb, svc, &corev1.Service{}); err != nil || obs.conflict != "" {
+	_, obs.conflict, err = r.ensureChild(ctx, gb, svc, &corev1.Service{})
+	if err = answered(err); err != nil || obs.conflict != "" {
 		return obs, err
 	}
 
@@ -171,6 +202,9 @@ func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv
 		return obs, err
 	}
 	obs.instances, obs.active, obs.standby = elected.instances, elected.active, elected.standby
+	if refused != nil {
+		return obs, refused
+	}
 	return obs, nil
 }
 

@@ -39,7 +39,7 @@ type observation struct {
 	// nothing after it was observed then.
 	conflict string
 	// refused says, for a person, which child's write the API server
-	// refused and why; nothing after it was observed then.
+	// refused and why; the workload already running is still observed.
 	refused string
 	// size is spec.size.
 	size int32

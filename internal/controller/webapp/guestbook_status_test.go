@@ -87,10 +87,21 @@ var conditionTests = []struct {
 		wantKStatus: kstatus.FailedStatus,
 	},
 	{
-		name:         "a child refused by the API server",
+		name:         "a child refused by the API server, nothing running",
 		obs:          observation{namespace: "ns", refused: "The API server refused the StatefulSet: exceeded quota", size: 3},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonApplyFailed, wantAvailable: metav1.ConditionFalse, wantAvailWhy: webappv1.ReasonNoReadyInstance,
+		wantKStatus: kstatus.FailedStatus,
+	},
+	{
+		// The running instances are still observed and elected: the
+		// refusal is reported beside them, and the Guestbook serves.
+		name: "a child refused by the API server, instances running",
+		obs: observation{namespace: "ns", refused: "The API server refused the StatefulSet: exceeded quota", size: 3,
+			instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+			statefulSet: statefulSet(3, nil)},
+		wantReady:    metav1.ConditionFalse,
+		wantReadyWhy: webappv1.ReasonApplyFailed, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
 		wantKStatus: kstatus.FailedStatus,
 	},
 	{

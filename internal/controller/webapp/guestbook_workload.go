@@ -108,6 +108,19 @@ func (r *GuestbookReconciler) ensureChild(ctx context.Context, gb *webappv1.Gues
 	return out.Live, "", nil
 }
 
+// observeChild reads the child at key into live without writing it: found
+// when it exists and is gb's; a conflict message when it is someone
+// else's.
+func (r *GuestbookReconciler) observeChild(ctx context.Context, gb *webappv1.Guestbook, key client.ObjectKey,
+	live client.Object) (found bool, conflict string, err error) {
+	applier := &apply.Applier{Client: r.Client, APIReader: r.APIReader}
+	found, conflict, err = applier.Observe(ctx, gb.UID, key, live)
+	if err != nil || conflict == "" {
+		return found, "", err
+	}
+	return false, fmt.Sprintf("%s exists and is not controlled by Guestbook %s", conflict, gb.Name), nil
+}
+
 // refusal is the API server's answer to a child's write: reported in the
 // status (a person may have to act), then retried with backoff.
 type refusal struct {
