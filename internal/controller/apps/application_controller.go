@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -19,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
-	"sunstrider.cn/operator/internal/apply"
 	"sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/metrics"
@@ -34,7 +32,7 @@ type ApplicationReconciler struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	// ConflictRecheck is how often an Application blocked by a foreign
-	// child looks again; ConflictRecheckInterval when zero.
+	// child looks again; controllers.ConflictRecheckInterval when zero.
 	ConflictRecheck time.Duration
 	// Settings, when set, are the live operator settings
 	// (OperatorConfiguration): their conflict recheck interval replaces
@@ -51,19 +49,25 @@ type ApplicationReconciler struct {
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// applicationScope carries one reconcile's Application and what it observed.
+// applicationScope carries one reconcile's Application and what it
+// observed. The observation holds the reconcile's Children (s.children):
+// computeStatus reads a conflict or a refusal from it.
 type applicationScope struct {
 	app *sunappsv1.Application
 	observation
-	// created and updated name the kinds of the children this reconcile wrote.
-	created, updated []string
-	// stale is true when a child changed between the read and the write:
-	// its event triggers the next reconcile, which writes the status.
-	stale bool
 }
 
 // Reconcile brings an Application's children in line with its spec and
-// writes its status once, from what it observed.
+// writes its status once, from what it observed (the order of
+// internal/controller/doc.go). On purpose, unlike the other kinds:
+//   - SelectorImmutable: a spec.deployment.selector that differs from the
+//     existing Deployment's blocks the Deployment's write (Ready=False,
+//     Stalled); the Service is still written, with the existing selector.
+//   - Right after creating the Deployment, no status is written: the new
+//     Deployment's own watch event follows, whose reconcile writes the
+//     status from it; a write now would be one more per Application, soon
+//     replaced.
+//   - StatusBatch: a status write that changes no condition is put off.
 func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	app := &sunappsv1.Application{}
 	if err := r.written.Get(ctx, r.Client, req.NamespacedName, app); err != nil {
@@ -77,89 +81,69 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, nil
 	}
 
-	s := &applicationScope{app: app}
-	s.serviceWanted = wantsService(app)
-	var errs []error
+	s := &applicationScope{app: app, observation: observation{
+		children:      controllers.NewChildren(r.Client, r.APIReader, app, "Application"),
+		serviceWanted: wantsService(app),
+	}}
 	for _, phase := range []func(context.Context, *applicationScope) error{
 		r.reconcileDeployment,
 		r.reconcileService,
 	} {
 		if err := phase(ctx, s); err != nil {
-			errs = append(errs, err)
-			if !apply.Answered(err) {
-				// The API server did not answer: the next phases and the
-				// status write would fail the same way. Retry later.
-				return ctrl.Result{}, err
-			}
+			// The API server did not answer: the next phases and the
+			// status write would fail the same way. Retry later.
+			return ctrl.Result{}, err
 		}
 	}
-	r.recordEvents(ctx, s)
-	if s.stale {
-		return ctrl.Result{}, kerrors.NewAggregate(errs)
+	if s.children.Stale {
+		return ctrl.Result{}, nil
 	}
-	// A Deployment just created is followed by its own watch event, whose
-	// reconcile writes the status from it: writing one now would be a write
-	// more per Application, soon replaced.
-	var result ctrl.Result
-	if !slices.Contains(s.created, "Deployment") {
-		wait, err := r.updateStatus(ctx, s)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		// A write put off (StatusBatch) is made then.
-		result.RequeueAfter = wait
+	var wait time.Duration
+	var err error
+	// Application-only: no status right after creating the Deployment, whose
+	// own watch event follows.
+	if !slices.Contains(s.children.Created, "Deployment") {
+		orig := app.DeepCopy()
+		app.Status = computeStatus(app, &s.observation)
+		wait, err = r.updateStatus(ctx, orig, app)
 	}
-	if len(errs) > 0 {
-		return ctrl.Result{}, kerrors.NewAggregate(errs)
+	// The children were written, whatever became of the status.
+	s.children.RecordEvents(ctx, r.Recorder)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	if len(s.conflicts) > 0 {
-		// The manager may cache only the children it labelled: the removal
-		// of a foreign object in the way then wakes nobody, so look again.
-		result.RequeueAfter = minPositive(result.RequeueAfter, r.conflictRecheck())
-	}
-	return result, nil
+	return s.children.Result(wait, r.conflictRecheck())
 }
-
-// ConflictRecheckInterval is how often, by default, an Application blocked
-// by a foreign child (Ready=False, ResourceConflict) checks whether it is
-// still there.
-const ConflictRecheckInterval = controllers.ConflictRecheckInterval
 
 // StatusBatch is how long an Application's status write that changes no
 // condition (the Deployment's counters during a rollout, a message) may be
-// put off, to be made with the next ones: a spec change at 10 per second
-// made 4.7 status writes per change on a machine the rollouts saturated.
+// put off, to be made with the next ones: a rollout's steps then cost one
+// status write rather than one each (docs/performance.md).
 const StatusBatch = time.Second
 
-// updateStatus writes the status computed from s through the shared status
-// path (compare, patch, a Warning when the Application becomes Stalled).
-// When the write is put off (StatusBatch), it returns when to reconcile
-// again.
-func (r *ApplicationReconciler) updateStatus(ctx context.Context, s *applicationScope) (time.Duration, error) {
-	orig := s.app.DeepCopy()
-	s.app.Status = computeStatus(s.app, &s.observation)
-	writer := controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+// statusWriter is the shared status path for Applications.
+func (r *ApplicationReconciler) statusWriter() controllers.StatusWriter {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*sunappsv1.Application).Status.Conditions
 	}, Written: &r.written, Batch: StatusBatch}
-	written, wait, err := writer.Write(ctx, orig, s.app)
+}
+
+// updateStatus writes app's status, computed from orig (the copy read),
+// through the shared status path (compare, patch, a Warning when the
+// Application becomes Stalled). When the write is put off (StatusBatch),
+// it returns when to reconcile again.
+func (r *ApplicationReconciler) updateStatus(ctx context.Context, orig, app *sunappsv1.Application) (time.Duration, error) {
+	written, wait, err := r.statusWriter().Write(ctx, orig, app)
 	if err != nil || !written {
 		return wait, err
 	}
-	metrics.ApplicationReady.Written(s.app, orig.Status.Conditions, s.app.Status.Conditions)
+	metrics.ApplicationReady.Written(app, orig.Status.Conditions, app.Status.Conditions)
 	if log := ctrl.LoggerFrom(ctx).V(1); log.Enabled() {
-		ready := meta.FindStatusCondition(s.app.Status.Conditions, sunappsv1.ConditionReady)
+		ready := meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionReady)
 		log.Info("Wrote Application status", "ready", ready.Status, "reason", ready.Reason,
-			"changed", changedStatusParts(&orig.Status, &s.app.Status))
+			"changed", changedStatusParts(&orig.Status, &app.Status))
 	}
 	return 0, nil
-}
-
-// minPositive is the shorter of two waits, 0 meaning none.
-func minPositive(a, b time.Duration) time.Duration {
-	if a == 0 || (b != 0 && b < a) {
-		return b
-	}
-	return a
 }
 
 // sameNameApplication maps a Deployment or Service to the Application of the

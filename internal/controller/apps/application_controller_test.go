@@ -2,6 +2,7 @@ package apps
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ import (
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	"sunstrider.cn/operator/internal/apply"
+	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
@@ -328,8 +330,8 @@ func TestDriftIsRepairedAndDeletedChildrenRecreated(t *testing.T) {
 	// broadcaster writes events in order, so a Created one would be there).
 	g.Eventually(func(g Gomega) []string {
 		return eventReasons(g, app)
-	}).Should(ContainElement(ReasonUpdated))
-	g.Expect(eventReasons(g, app)).To(HaveEach(ReasonUpdated))
+	}).Should(ContainElement(controllers.ReasonUpdated))
+	g.Expect(eventReasons(g, app)).To(HaveEach(controllers.ReasonUpdated))
 
 	g.Eventually(func(g Gomega) {
 		s := getService(g, app)
@@ -393,19 +395,23 @@ func TestStaleStatusWriteIsRefused(t *testing.T) {
 	g.Expect(k8sClient.Status().Patch(ctx, newer, client.MergeFrom(stale))).To(Succeed())
 
 	r := &ApplicationReconciler{Client: k8sClient, Recorder: events.NewFakeRecorder(10)}
-	s := &applicationScope{app: stale.DeepCopy(), observation: observation{
+	obs := observation{
 		deployment: getDeployment(g, app), service: getService(g, app), serviceWanted: true,
 		selector: getDeployment(g, app).Spec.Selector,
-	}}
-	// What the stale reconcile saw: other counters, and a refusal (a change
-	// of a condition, written at once rather than put off).
-	s.deployment.Status.ReadyReplicas = 3
-	s.failure = &failure{reason: sunappsv1.ReasonApplyFailed, message: "seen by the stale reconcile"}
-	wait, err := r.updateStatus(ctx, s)
+		// What the stale reconcile saw: a refusal (a change of a
+		// condition, written at once rather than put off).
+		children: &controllers.Children{Kind: "Application", Refusal: &controllers.Refusal{Kind: "Deployment",
+			Err: apierrors.NewForbidden(appsv1.Resource("deployments"), app.Name, errors.New("seen by the stale reconcile"))}},
+	}
+	// ... and other counters.
+	obs.deployment.Status.ReadyReplicas = 3
+	written := stale.DeepCopy()
+	written.Status = computeStatus(stale, &obs)
+	wait, err := r.updateStatus(ctx, stale, written)
 	g.Expect(err).NotTo(HaveOccurred(), "a stale copy is dropped quietly")
 	// There was a change of Ready to write, and it was not put off: the
 	// patch was sent.
-	g.Expect(meta.FindStatusCondition(s.app.Status.Conditions, sunappsv1.ConditionReady).Reason).
+	g.Expect(meta.FindStatusCondition(written.Status.Conditions, sunappsv1.ConditionReady).Reason).
 		To(Equal(sunappsv1.ReasonApplyFailed))
 	g.Expect(wait).To(BeZero(), "the write was made, not put off")
 	g.Expect(getApp(g, app).Status.Workflow.ReadyReplicas).NotTo(Equal(int32(3)), "the stale write was refused")
@@ -504,9 +510,18 @@ func TestForeignServiceIsNeverOverwritten(t *testing.T) {
 		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonResourceConflict))
 		g.Expect(c.Message).To(ContainSubstring("Service " + ns + "/nginx-sample"))
 	}).Should(Succeed())
-	s := getService(g, app)
-	g.Expect(s.ResourceVersion).To(Equal(foreign.ResourceVersion))
-	g.Expect(s.Spec.Ports[0].Port).To(Equal(int32(1234)))
+
+	// The foreign Service is untouched, also by a reconcile after the
+	// conflict was reported (an ignored change of the Application).
+	mark := suite.Reconciles.Mark()
+	g.Expect(testutil.Nudge(ctx, k8sClient, app)).To(Succeed())
+	suite.ExpectReconciled(g, mark, applicationController, client.ObjectKeyFromObject(app))
+	g.Consistently(func(g Gomega) {
+		s := getService(g, app)
+		g.Expect(s.ResourceVersion).To(Equal(foreign.ResourceVersion))
+		g.Expect(s.OwnerReferences).To(BeEmpty())
+		g.Expect(s.Spec.Ports[0].Port).To(Equal(int32(1234)))
+	}, "1s").Should(Succeed())
 }
 
 func TestDegradedFollowsTheDeployment(t *testing.T) {

@@ -11,39 +11,35 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
-// reconcileService makes the Service hold the Application's spec (the
-// shared child path: apply.Applier), deletes the Service it made once the
-// Application has no ports, and records what it saw in s.
+// reconcileService makes the Service hold the Application's spec through
+// s.children (Ensure), which records the outcome, and notes the Service as
+// last seen in s. Once the Application has no ports, it deletes the
+// Service it made instead.
 func (r *ApplicationReconciler) reconcileService(ctx context.Context, s *applicationScope) error {
 	app := s.app
-	live := &corev1.Service{}
-	found, conflict, err := r.applier().Observe(ctx, app.UID, client.ObjectKeyFromObject(app), live)
-	if err != nil {
-		return err
-	}
 	if !s.serviceWanted {
-		if found && conflict == "" {
-			return r.deleteService(ctx, app, live)
+		// Read through the shared child path without recording: a foreign
+		// Service of the name is no conflict when the Application asks for
+		// none.
+		live := &corev1.Service{}
+		found, conflict, err := s.children.Applier.Observe(ctx, app.UID, client.ObjectKeyFromObject(app), live)
+		if err != nil || !found || conflict != "" {
+			return err
 		}
-		return nil
+		return r.deleteService(ctx, app, live)
 	}
-	if conflict != "" {
-		s.conflicts = append(s.conflicts, conflict)
-		return nil
-	}
-	var current client.Object
-	if found {
-		current = live
-	}
-	out, err := r.applier().Write(ctx, desiredService(app, s.selector), current)
+	obj, err := s.children.Ensure(ctx, desiredService(app, s.selector), &corev1.Service{})
 	if err != nil {
 		return err
 	}
-	return s.record("Service", out, func(obj client.Object) { s.service, _ = obj.(*corev1.Service) })
+	s.service, _ = obj.(*corev1.Service)
+	return nil
 }
 
 // deleteService removes the Service the operator made for app, and only that
-// one: the UID precondition guards against a same-named replacement.
+// one: the UID precondition guards against a same-named replacement. A
+// refused delete is returned too, and retried with backoff (that reconcile
+// writes no status): Children records writes, not deletes.
 func (r *ApplicationReconciler) deleteService(ctx context.Context, app *sunappsv1.Application, svc *corev1.Service) error {
 	err := r.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})
 	if err != nil && !apierrors.IsNotFound(err) {

@@ -2,7 +2,6 @@ package apps
 
 import (
 	"fmt"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +20,10 @@ import (
 // observation is what one reconcile saw of an Application's children. Status
 // is computed from it alone.
 type observation struct {
+	// children recorded the reconcile's reads and writes of the children:
+	// a conflict or a refusal sets Ready's reason (NotReady). nil reads as
+	// neither.
+	children *controllers.Children
 	// deployment is the live Deployment controlled by the Application, or nil.
 	deployment *appsv1.Deployment
 	// service is the live Service controlled by the Application, or nil.
@@ -29,19 +32,15 @@ type observation struct {
 	serviceWanted bool
 	// selector is the Deployment's Pod selector.
 	selector *metav1.LabelSelector
-	// conflicts name the objects in the way ("Deployment ns/name").
-	conflicts []string
-	// failure explains why a child could not be applied; reason is one of
-	// the Reason* constants.
-	failure *failure
+	// selectorImmutable, when set, says why the Deployment was not written:
+	// spec.deployment.selector differs from the existing Deployment's
+	// (SelectorImmutable, Application-only).
+	selectorImmutable string
 }
 
-type failure struct {
-	reason  string
-	message string
-}
-
-// computeStatus returns app's status from what was observed.
+// computeStatus returns app's status from what was observed: a new value,
+// app is left as it is. Conditions keep their lastTransitionTime from app's
+// while their status holds.
 func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.ApplicationStatus {
 	status := sunappsv1.ApplicationStatus{ObservedGeneration: app.Generation}
 	if obs.deployment != nil {
@@ -81,17 +80,17 @@ func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.Appli
 }
 
 // readyReasonClasses says which reasons of Ready=False the operator (or the
-// Deployment controller) works on, and which wait for a person.
-var readyReasonClasses = controllers.ReasonClasses{
+// Deployment controller) works on, and which wait for a person: the shared
+// ones of the children's answers (ResourceConflict, ApplyFailed) and the
+// Application's own.
+var readyReasonClasses = controllers.WithChildReasons(controllers.ReasonClasses{
 	sunappsv1.ReasonRollingOut:            controllers.Working,
 	sunappsv1.ReasonDeploymentUnavailable: controllers.Working,
 	sunappsv1.ReasonDeploymentMissing:     controllers.Working,
 	sunappsv1.ReasonServiceMissing:        controllers.Working,
-	sunappsv1.ReasonResourceConflict:      controllers.Blocked,
-	sunappsv1.ReasonApplyFailed:           controllers.Blocked,
 	sunappsv1.ReasonSelectorImmutable:     controllers.Blocked,
 	sunappsv1.ReasonDeploymentDegraded:    controllers.Blocked,
-}
+})
 
 // availableCondition mirrors the Deployment's Available condition.
 func availableCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition {
@@ -146,18 +145,21 @@ func deploymentDegraded(d *appsv1.Deployment) (string, bool) {
 }
 
 // readyCondition summarises the Application: True only when every child is
-// in place, controlled by it, rolled out and available.
+// in place, controlled by it, rolled out and available. A conflict or a
+// refusal (the shared policy, Children.NotReady) comes first, then the
+// Application's own SelectorImmutable.
 func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition {
 	notReady := func(reason, msg string) metav1.Condition {
 		return metav1.Condition{Type: sunappsv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, Message: msg}
 	}
+	if obs.children != nil {
+		if reason, msg, ok := obs.children.NotReady(); ok {
+			return notReady(reason, msg)
+		}
+	}
 	switch {
-	case len(obs.conflicts) > 0:
-		return notReady(sunappsv1.ReasonResourceConflict, fmt.Sprintf(
-			"%s exists and is not controlled by this Application; the operator leaves it untouched",
-			strings.Join(obs.conflicts, " and ")))
-	case obs.failure != nil:
-		return notReady(obs.failure.reason, obs.failure.message)
+	case obs.selectorImmutable != "":
+		return notReady(sunappsv1.ReasonSelectorImmutable, obs.selectorImmutable)
 	case obs.deployment == nil:
 		return notReady(sunappsv1.ReasonDeploymentMissing, "The Deployment does not exist")
 	case obs.serviceWanted && obs.service == nil:

@@ -1,11 +1,13 @@
 package apps
 
 import (
+	"errors"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,6 +16,8 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 // kstatusOf is what Flux, kpt and Config Sync compute from obj.
@@ -47,6 +51,23 @@ var (
 	quotaFail   = cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate")
 )
 
+var (
+	invalid   = apierrors.NewInvalid(sunappsv1.GroupVersion.WithKind("Service").GroupKind(), "web", nil)
+	forbidden = apierrors.NewForbidden(corev1.Resource("services"), "web", errors.New("a policy says no"))
+)
+
+// conflict is what Children records of a foreign object in a child's
+// place.
+func conflict(name string) *controllers.Children {
+	return &controllers.Children{Kind: "Application", Conflicts: []string{name + " (it has no controller)"}}
+}
+
+// refusal is what Children records of a Service's write the API server
+// refused with err.
+func refusal(err error) *controllers.Children {
+	return &controllers.Children{Kind: "Application", Refusal: &controllers.Refusal{Kind: "Service", Err: err}}
+}
+
 func TestComputeStatusConditions(t *testing.T) {
 	healthy := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
 		AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}}
@@ -64,16 +85,26 @@ func TestComputeStatusConditions(t *testing.T) {
 			wantReady: "False", wantReason: sunappsv1.ReasonDeploymentMissing,
 			wantAvailable: "False", wantProgressing: "False", wantDegraded: "False",
 			wantKStatus: kstatus.InProgressStatus},
-		{name: "conflict wins over everything", obs: observation{deployment: deployment(healthy), conflicts: []string{"Service ns/web"}},
+		{name: "conflict wins over everything", obs: observation{deployment: deployment(healthy), children: conflict("Service ns/web"),
+			selectorImmutable: "x"},
 			wantReady: "False", wantReason: sunappsv1.ReasonResourceConflict,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
 			wantKStatus: kstatus.FailedStatus},
-		{name: "apply failure", obs: observation{deployment: deployment(healthy), failure: &failure{reason: sunappsv1.ReasonApplyFailed, message: "x"}},
+		{name: "apply failure", obs: observation{deployment: deployment(healthy), children: refusal(invalid)},
+			wantReady: "False", wantReason: sunappsv1.ReasonApplyFailed,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.FailedStatus},
+		{name: "apply refused otherwise", obs: observation{deployment: deployment(healthy), children: refusal(forbidden)},
+			wantReady: "False", wantReason: sunappsv1.ReasonApplyFailed,
+			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
+			wantKStatus: kstatus.FailedStatus},
+		{name: "a refusal before selector immutable", obs: observation{deployment: deployment(healthy), children: refusal(forbidden),
+			selectorImmutable: "x"},
 			wantReady: "False", wantReason: sunappsv1.ReasonApplyFailed,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
 			wantKStatus: kstatus.FailedStatus},
 		{name: "selector immutable", obs: observation{deployment: deployment(healthy),
-			failure: &failure{reason: sunappsv1.ReasonSelectorImmutable, message: "x"}},
+			selectorImmutable: "x"},
 			wantReady: "False", wantReason: sunappsv1.ReasonSelectorImmutable,
 			wantAvailable: "True", wantProgressing: "True", wantDegraded: "False",
 			wantKStatus: kstatus.FailedStatus},
@@ -162,7 +193,7 @@ func TestComputeStatusConditions(t *testing.T) {
 func TestComputeStatusProgressConditionsFollowReady(t *testing.T) {
 	g := NewWithT(t)
 	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
-	app.Status = computeStatus(app, &observation{conflicts: []string{"Deployment ns/web"}})
+	app.Status = computeStatus(app, &observation{children: conflict("Deployment ns/web")})
 	stalled := meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionStalled)
 	g.Expect(stalled).NotTo(BeNil())
 	g.Expect(stalled.Reason).To(Equal(sunappsv1.ReasonResourceConflict))
@@ -194,6 +225,23 @@ func TestComputeStatusKeepsTransitionTimeAndMirrorsChildren(t *testing.T) {
 	g.Expect(st.Selector).To(Equal("app=nginx"))
 	g.Expect(st.ClusterIP).To(Equal("10.0.0.7"))
 	g.Expect(st.Workflow).To(Equal(sunappsv1.WorkflowStatus{}))
+}
+
+// computeStatus returns a new status and leaves the Application as it was.
+func TestComputeStatusLeavesTheApplication(t *testing.T) {
+	g := NewWithT(t)
+	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
+	app.Status = computeStatus(app, &observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 1})})
+	before := app.DeepCopy()
+	st := computeStatus(app, &observation{children: conflict("Deployment ns/web")})
+	g.Expect(meta.FindStatusCondition(st.Conditions, sunappsv1.ConditionReady).Reason).To(Equal(sunappsv1.ReasonResourceConflict))
+	g.Expect(app).To(Equal(before))
+}
+
+// docs/conditions.md's Application table names every reason of Ready=False
+// with the condition the code sets.
+func TestConditionsDocAgrees(t *testing.T) {
+	testutil.ExpectConditionsDoc(t, "Application", readyReasonClasses)
 }
 
 func TestChangedStatusParts(t *testing.T) {
