@@ -30,12 +30,13 @@ const (
 	ConditionReady = "Ready"
 
 	// ConditionReconciling is True while Ready is not True for a reason the
-	// operator works on (ApplyFailed, retried with backoff): kstatus (Flux,
-	// kpt, Config Sync) reports the Drink InProgress.
+	// operator works on: kstatus (Flux, kpt, Config Sync) reports the Drink
+	// InProgress. No reason of a Drink sets it today; it is kept for the
+	// kstatus contract every kind shares.
 	ConditionReconciling = "Reconciling"
 
 	// ConditionStalled is True while Ready is not True for a reason that
-	// lasts until a person acts (ResourceConflict, ApplyRejected): kstatus
+	// lasts until a person acts (ResourceConflict, ApplyFailed): kstatus
 	// reports the Drink Failed, so a GitOps apply fails at once instead of
 	// timing out.
 	ConditionStalled = "Stalled"
@@ -51,16 +52,18 @@ const (
 	// Stalled).
 	ReasonResourceConflict = "ResourceConflict"
 
-	// ReasonApplyFailed: reading or applying the ConfigMap failed for a
-	// reason that may pass (a timeout, a conflict, an API server error); the
-	// message carries the error and the operator retries with backoff
-	// (False, Reconciling).
+	// ReasonApplyFailed: the API server refused the ConfigMap (invalid,
+	// or forbidden by RBAC, an admission policy, a quota). The message is
+	// the API server's; the ConfigMap already there is kept (False,
+	// Stalled). A ConfigMap refused as invalid waits for a new spec of the
+	// Drink; any other refusal is retried with backoff.
 	ReasonApplyFailed = "ApplyFailed"
 
-	// ReasonApplyRejected: the API server refused the ConfigMap as invalid
-	// or forbidden (an admission policy, a quota, missing permissions);
-	// retrying the same ConfigMap cannot help until a person changes the
-	// Drink or the cluster's rules. The message carries the API server's
-	// answer; the operator still retries with backoff (False, Stalled).
+	// ReasonApplyRejected was set when the API server refused the ConfigMap
+	// as invalid or forbidden (False, Stalled).
+	//
+	// Deprecated: no longer set; a refused write is ApplyFailed (Stalled)
+	// for every kind since the release after 0.2.0. Kept because stored
+	// objects and users' alerts may name it.
 	ReasonApplyRejected = "ApplyRejected"
 )

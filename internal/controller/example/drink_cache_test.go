@@ -136,7 +136,7 @@ func TestDrinkLabelsItsUnlabelledConfigMapAndSettles(t *testing.T) {
 	// Settled: a reconcile after the label was applied writes nothing.
 	mine := writes.In(testutil.InNamespace(ns))
 	g.Expect(mine.Total()).NotTo(BeZero(), "the label was applied")
-	expectEvent(g, ns, drink.Name, eventConfigMapUpdated)
+	expectEvent(g, ns, drink.Name, controllers.ReasonUpdated)
 	g.Eventually(mine.Drain).WithPolling(time.Second).Should(BeZero(), "the manager settles")
 	mark := suite.Reconciles.Mark()
 	g.Expect(testutil.Nudge(ctx, k8sClient, drink)).To(Succeed())

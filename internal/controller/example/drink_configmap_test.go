@@ -22,7 +22,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	"sunstrider.cn/operator/internal/apply"
@@ -110,38 +109,4 @@ func TestDesiredConfigMapInSync(t *testing.T) {
 			g.Expect(got).To(Equal(tt.want))
 		})
 	}
-}
-
-func TestIsControlledByDrink(t *testing.T) {
-	cm := func(refs ...metav1.OwnerReference) client.Object {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{OwnerReferences: refs}}
-	}
-	tests := []struct {
-		name string
-		obj  client.Object
-		want bool
-	}{
-		{name: "no owner", obj: cm(), want: false},
-		{name: "drink controller", obj: cm(metav1.OwnerReference{
-			APIVersion: "example.com/v1", Kind: drinkKind, Name: "d", Controller: new(true)}), want: true},
-		{name: "drink owner, not controller", obj: cm(metav1.OwnerReference{
-			APIVersion: "example.com/v1", Kind: drinkKind, Name: "d"}), want: false},
-		{name: "other controller", obj: cm(metav1.OwnerReference{
-			APIVersion: "apps/v1", Kind: "Deployment", Name: "d", Controller: new(true)}), want: false},
-		{name: "Drink of another group", obj: cm(metav1.OwnerReference{
-			APIVersion: "other.io/v1", Kind: drinkKind, Name: "d", Controller: new(true)}), want: false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			NewWithT(t).Expect(isControlledByDrink(tt.obj)).To(Equal(tt.want))
-		})
-	}
-}
-
-func TestControllerOf(t *testing.T) {
-	g := NewWithT(t)
-	g.Expect(controllerOf(&corev1.ConfigMap{})).To(BeEmpty())
-	g.Expect(controllerOf(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{OwnerReferences: []metav1.OwnerReference{{
-		Kind: "Deployment", Name: "web", Controller: new(true),
-	}}}})).To(Equal("Deployment/web"))
 }

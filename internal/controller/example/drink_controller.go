@@ -18,7 +18,7 @@ package example
 
 import (
 	"context"
-	"errors"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,8 +31,6 @@ import (
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	controllers "sunstrider.cn/operator/internal/controller"
 )
-
-// Event action of the conflict warning.
 
 // DrinkReconciler reconciles a Drink object: it keeps a ConfigMap of the
 // same name holding the Drink's spec, and never touches a ConfigMap of that
@@ -55,11 +53,22 @@ type DrinkReconciler struct {
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
+// drinkScope is what one reconcile of a Drink works on.
+type drinkScope struct {
+	drink *examplev1.Drink
+	// children reads and writes the ConfigMap and records the API server's
+	// answers.
+	children *controllers.Children
+	// observation is what the status is computed from.
+	observation observation
+}
+
 // Reconcile makes the Drink's ConfigMap hold its spec, then writes the status
-// once, only when it changed.
+// once, only when it changed, in the order every kind follows
+// (internal/controller/doc.go).
 func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var drink examplev1.Drink
-	if err := r.written.Get(ctx, r.Client, req.NamespacedName, &drink); err != nil {
+	drink := &examplev1.Drink{}
+	if err := r.written.Get(ctx, r.Client, req.NamespacedName, drink); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !drink.DeletionTimestamp.IsZero() {
@@ -67,13 +76,18 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, nil
 	}
 
-	obs := r.reconcileConfigMap(ctx, &drink)
-	if obs.err != nil {
-		// The API server did not answer: what the status would say is
-		// unknown. Retry.
-		return ctrl.Result{}, obs.err
+	children := controllers.NewChildren(r.Client, r.APIReader, drink, drinkKind)
+	s := &drinkScope{drink: drink, children: children, observation: observation{children: children}}
+	for _, phase := range []func(context.Context, *drinkScope) error{
+		r.reconcileConfigMap,
+	} {
+		if err := phase(ctx, s); err != nil {
+			// The API server did not answer: what the status would say is
+			// unknown. Retry.
+			return ctrl.Result{}, err
+		}
 	}
-	if obs.stale {
+	if s.children.Stale {
 		// The newer ConfigMap is on its way to the cache; its event
 		// triggers the next reconcile.
 		ctrl.LoggerFrom(ctx).V(1).Info("Cached ConfigMap is stale, waiting for the newer one")
@@ -81,16 +95,22 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	}
 
 	orig := drink.DeepCopy()
-	computeStatus(&drink, obs)
-	if _, _, err := r.statusWriter().Write(ctx, orig, &drink); err != nil {
-		return ctrl.Result{}, errors.Join(obs.refused, err)
+	drink.Status = computeStatus(drink, &s.observation)
+	wait, err := r.updateStatus(ctx, orig, drink)
+	s.children.RecordEvents(ctx, r.Recorder)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	if obs.refused != nil && !rejected(obs.refused) {
-		// A refusal that may pass later (a quota, a terminating
-		// namespace): retry with backoff.
-		return ctrl.Result{}, obs.refused
-	}
-	return ctrl.Result{}, nil
+	return s.children.Result(wait, r.conflictRecheck())
+}
+
+// updateStatus writes drink's status through the shared status path
+// (compare, patch, a Warning when the Drink becomes Stalled); orig is the
+// cached copy it was computed from. It returns when to reconcile again for
+// a write put off (none: a Drink's writes are not batched).
+func (r *DrinkReconciler) updateStatus(ctx context.Context, orig, drink *examplev1.Drink) (time.Duration, error) {
+	_, wait, err := r.statusWriter().Write(ctx, orig, drink)
+	return wait, err
 }
 
 // statusWriter is the shared status path (compare, patch, a Warning when
@@ -100,6 +120,12 @@ func (r *DrinkReconciler) statusWriter() controllers.StatusWriter {
 		return o.(*examplev1.Drink).Status.Conditions
 	}, Written: &r.written}
 }
+
+// conflictRecheck is 0, on purpose: unlike the other kinds, the Drink
+// controller watches the foreign ConfigMaps named like a Drink
+// (SetupWithManager), so the removal of one in a Drink's way brings the
+// next reconcile and a Drink in conflict needs no periodic look.
+func (r *DrinkReconciler) conflictRecheck() time.Duration { return 0 }
 
 // SetupWithManager sets up the controller with the Manager. It watches the
 // ConfigMaps the Drinks control, and the foreign ConfigMaps named like a

@@ -20,88 +20,76 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
-	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
 )
 
-// computeStatus sets the whole status of drink from the observation. It
-// never reads the previous status, except for meta.SetStatusCondition keeping
-// the lastTransitionTime of conditions whose status did not change.
-func computeStatus(drink *examplev1.Drink, obs configMapObservation) {
-	drink.Status.ObservedGeneration = drink.Generation
-	drink.Status.ConfigMapName = ""
-	if obs.owned {
-		drink.Status.ConfigMapName = obs.name
+// observation is what one reconcile saw of a Drink's world. The status is
+// computed from it alone.
+type observation struct {
+	// configMap is the Drink's ConfigMap as last seen: after a refused
+	// write, as it was. nil when none exists that the Drink controls.
+	configMap *corev1.ConfigMap
+	// children holds the API server's answers to the reconcile's reads and
+	// writes: Ready's reason and message while a conflict or a refusal
+	// holds (NotReady).
+	children *controllers.Children
+}
+
+// computeStatus returns drink's status from what was observed. It reads
+// drink's previous conditions only to keep the lastTransitionTime of those
+// whose status holds, and changes nothing of drink.
+func computeStatus(drink *examplev1.Drink, obs *observation) examplev1.DrinkStatus {
+	status := examplev1.DrinkStatus{ObservedGeneration: drink.Generation}
+	if obs.configMap != nil {
+		status.ConfigMapName = obs.configMap.Name
 	}
-	setConfigMapSyncedCondition(drink, obs)
-	setReadyCondition(drink, obs)
-	controllers.SetProgressConditions(&drink.Status.Conditions, readyReasonClasses, drink.Generation)
+	synced := configMapSyncedCondition(drink, obs)
+	// Ready has the status, reason and message of ConfigMapSynced: the
+	// ConfigMap is the Drink's only child.
+	ready := synced
+	ready.Type = examplev1.ConditionReady
+	status.Conditions = make([]metav1.Condition, 0, 3)
+	for _, c := range []metav1.Condition{synced, ready} {
+		c.ObservedGeneration = drink.Generation
+		setCondition(&status.Conditions, drink.Status.Conditions, c)
+	}
+	for _, t := range []string{examplev1.ConditionReconciling, examplev1.ConditionStalled} {
+		if old := meta.FindStatusCondition(drink.Status.Conditions, t); old != nil {
+			status.Conditions = append(status.Conditions, *old)
+		}
+	}
+	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, drink.Generation)
+	return status
+}
+
+// setCondition sets c in conditions, keeping the lastTransitionTime of the
+// condition of its type in previous while its status holds.
+func setCondition(conditions *[]metav1.Condition, previous []metav1.Condition, c metav1.Condition) {
+	if old := meta.FindStatusCondition(previous, c.Type); old != nil {
+		*conditions = append(*conditions, *old)
+	}
+	meta.SetStatusCondition(conditions, c)
 }
 
 // readyReasonClasses says which reasons of Ready=False the operator works
-// on, and which wait for a person.
-var readyReasonClasses = controllers.ReasonClasses{
-	examplev1.ReasonApplyFailed:      controllers.Working,
-	examplev1.ReasonApplyRejected:    controllers.Blocked,
-	examplev1.ReasonResourceConflict: controllers.Blocked,
-}
+// on, and which wait for a person: only the shared ones of a child's read
+// and write (ResourceConflict, ApplyFailed; controllers.Policy).
+var readyReasonClasses = controllers.WithChildReasons(controllers.ReasonClasses{})
 
-// rejected tells whether the API server refused the ConfigMap for good:
-// invalid, or forbidden other than because its namespace is going away
-// (then the Drink goes too).
-func rejected(err error) bool {
-	if apierrors.IsForbidden(err) {
-		return !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause)
-	}
-	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)
-}
-
-func setConfigMapSyncedCondition(drink *examplev1.Drink, obs configMapObservation) {
-	setCondition(drink, configMapSyncedCondition(drink, obs))
-}
-
-// setReadyCondition sets Ready, which has the status, reason and message of
-// ConfigMapSynced: the ConfigMap is the Drink's only child.
-func setReadyCondition(drink *examplev1.Drink, obs configMapObservation) {
-	c := configMapSyncedCondition(drink, obs)
-	c.Type = examplev1.ConditionReady
-	setCondition(drink, c)
-}
-
-func setCondition(drink *examplev1.Drink, c metav1.Condition) {
-	c.ObservedGeneration = drink.Generation
-	meta.SetStatusCondition(&drink.Status.Conditions, c)
-}
-
-func configMapSyncedCondition(drink *examplev1.Drink, obs configMapObservation) metav1.Condition {
+// configMapSyncedCondition is True when the ConfigMap holds the Drink's
+// spec; while a conflict or a refusal holds, False with the shared reason
+// and message (Children.NotReady).
+func configMapSyncedCondition(drink *examplev1.Drink, obs *observation) metav1.Condition {
 	c := metav1.Condition{Type: examplev1.ConditionConfigMapSynced}
-	ref := drink.Namespace + "/" + obs.name
-	switch {
-	case obs.conflict != nil:
-		c.Status, c.Reason = metav1.ConditionFalse, examplev1.ReasonResourceConflict
-		c.Message = conflictMessage(ref, obs.conflict)
-	case obs.refused != nil && rejected(obs.refused):
-		c.Status, c.Reason = metav1.ConditionFalse, examplev1.ReasonApplyRejected
-		c.Message = apply.RefusalMessage("ConfigMap", obs.refused)
-	case obs.refused != nil:
-		c.Status, c.Reason = metav1.ConditionFalse, examplev1.ReasonApplyFailed
-		c.Message = apply.RefusalMessage("ConfigMap", obs.refused)
-	default:
-		c.Status, c.Reason = metav1.ConditionTrue, examplev1.ReasonSynced
-		c.Message = fmt.Sprintf("ConfigMap %s holds the drink", ref)
+	if reason, message, ok := obs.children.NotReady(); ok {
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, reason, message
+		return c
 	}
+	c.Status, c.Reason = metav1.ConditionTrue, examplev1.ReasonSynced
+	c.Message = fmt.Sprintf("ConfigMap %s/%s holds the drink", drink.Namespace, drink.Name)
 	return c
-}
-
-func conflictMessage(ref string, conflict *configMapConflict) string {
-	owner := "it has no controller"
-	if conflict.controller != "" {
-		owner = "it is controlled by " + conflict.controller
-	}
-	return fmt.Sprintf("ConfigMap %s exists and is not controlled by this Drink (%s); it is left untouched", ref, owner)
 }

@@ -34,6 +34,8 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 // kstatusOf is what Flux, kpt and Config Sync compute from obj.
@@ -50,11 +52,16 @@ func TestComputeDrinkStatus(t *testing.T) {
 	invalid := apierrors.NewInvalid(schema.GroupKind{Kind: "ConfigMap"}, testDrink,
 		field.ErrorList{field.TooLong(field.NewPath("data"), "", 1<<20)})
 	quota := apierrors.NewForbidden(configMaps, testDrink, errors.New("exceeded quota: cm-quota"))
-	terminating := apierrors.NewForbidden(configMaps, testDrink, errors.New("namespace ns is being terminated"))
-	terminating.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause}}
+	running := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: testDrink}}
+	refused := func(err error) *controllers.Children {
+		return &controllers.Children{Kind: drinkKind, Refusal: &controllers.Refusal{Kind: "ConfigMap", Err: err}}
+	}
+	conflict := func(name string) *controllers.Children {
+		return &controllers.Children{Kind: drinkKind, Conflicts: []string{name}}
+	}
 	tests := []struct {
 		name          string
-		obs           configMapObservation
+		obs           observation
 		wantStatus    metav1.ConditionStatus
 		wantReason    string
 		wantMessage   []string
@@ -63,60 +70,45 @@ func TestComputeDrinkStatus(t *testing.T) {
 	}{
 		{
 			name:          "synced",
-			obs:           configMapObservation{name: testDrink, owned: true},
+			obs:           observation{configMap: running, children: &controllers.Children{Kind: drinkKind}},
 			wantStatus:    metav1.ConditionTrue,
 			wantReason:    examplev1.ReasonSynced,
-			wantMessage:   []string{"ns/order"},
+			wantMessage:   []string{"ConfigMap ns/order holds the drink"},
 			wantConfigMap: testDrink,
 			wantKStatus:   kstatus.CurrentStatus,
 		},
 		{
 			name:        "foreign ConfigMap without controller",
-			obs:         configMapObservation{name: testDrink, conflict: &configMapConflict{}},
+			obs:         observation{children: conflict("ConfigMap ns/order (it has no controller)")},
 			wantStatus:  metav1.ConditionFalse,
 			wantReason:  examplev1.ReasonResourceConflict,
-			wantMessage: []string{"ConfigMap ns/order", "no controller"},
+			wantMessage: []string{"ConfigMap ns/order", "no controller", "not controlled by this Drink"},
 			wantKStatus: kstatus.FailedStatus,
 		},
 		{
 			name:        "ConfigMap controlled by something else",
-			obs:         configMapObservation{name: testDrink, conflict: &configMapConflict{controller: "Drink/order"}},
+			obs:         observation{children: conflict("ConfigMap ns/order (it is controlled by Drink/order)")},
 			wantStatus:  metav1.ConditionFalse,
 			wantReason:  examplev1.ReasonResourceConflict,
 			wantMessage: []string{"ConfigMap ns/order", "controlled by Drink/order"},
 			wantKStatus: kstatus.FailedStatus,
 		},
 		{
-			name:        "apply failed",
-			obs:         configMapObservation{name: testDrink, refused: apierrors.NewConflict(schema.GroupResource{Resource: "configmaps"}, "order", errors.New("boom"))},
+			name:        "new ConfigMap refused as invalid",
+			obs:         observation{children: refused(fmt.Errorf("applying ConfigMap ns/order: %w", invalid))},
 			wantStatus:  metav1.ConditionFalse,
 			wantReason:  examplev1.ReasonApplyFailed,
-			wantMessage: []string{"The API server refused the ConfigMap", "boom"},
-			wantKStatus: kstatus.InProgressStatus,
-		},
-		{
-			name:        "ConfigMap invalid",
-			obs:         configMapObservation{name: testDrink, refused: fmt.Errorf("applying ConfigMap ns/order: %w", invalid)},
-			wantStatus:  metav1.ConditionFalse,
-			wantReason:  examplev1.ReasonApplyRejected,
 			wantMessage: []string{"The API server refused the ConfigMap", "data"},
 			wantKStatus: kstatus.FailedStatus,
 		},
 		{
-			name:        "ConfigMap forbidden by a quota",
-			obs:         configMapObservation{name: testDrink, refused: fmt.Errorf("applying ConfigMap ns/order: %w", quota)},
-			wantStatus:  metav1.ConditionFalse,
-			wantReason:  examplev1.ReasonApplyRejected,
-			wantMessage: []string{"exceeded quota"},
-			wantKStatus: kstatus.FailedStatus,
-		},
-		{
-			name:        "namespace terminating",
-			obs:         configMapObservation{name: testDrink, refused: fmt.Errorf("applying ConfigMap ns/order: %w", terminating)},
-			wantStatus:  metav1.ConditionFalse,
-			wantReason:  examplev1.ReasonApplyFailed,
-			wantMessage: []string{"being terminated"},
-			wantKStatus: kstatus.InProgressStatus,
+			name:          "change refused by a quota, the running ConfigMap kept",
+			obs:           observation{configMap: running, children: refused(fmt.Errorf("applying ConfigMap ns/order: %w", quota))},
+			wantStatus:    metav1.ConditionFalse,
+			wantReason:    examplev1.ReasonApplyFailed,
+			wantMessage:   []string{"The API server refused the ConfigMap", "exceeded quota"},
+			wantConfigMap: testDrink,
+			wantKStatus:   kstatus.FailedStatus,
 		},
 	}
 	for _, tt := range tests {
@@ -131,30 +123,36 @@ func TestComputeDrinkStatus(t *testing.T) {
 				Conditions: []metav1.Condition{{
 					Type: examplev1.ConditionReady, Status: metav1.ConditionUnknown, Reason: "Stale",
 					LastTransitionTime: metav1.NewTime(time.Now().Add(-time.Hour)),
+				}, {
+					Type: "Retired", Status: metav1.ConditionTrue, Reason: "Stale",
+					LastTransitionTime: metav1.NewTime(time.Now().Add(-time.Hour)),
 				}},
 			}
-			computeStatus(drink, tt.obs)
+			before := drink.DeepCopy()
+			status := computeStatus(drink, &tt.obs)
+			g.Expect(drink).To(Equal(before), "computeStatus changes nothing of the Drink")
 
-			g.Expect(drink.Status.ObservedGeneration).To(Equal(int64(4)))
-			g.Expect(drink.Status.ConfigMapName).To(Equal(tt.wantConfigMap))
-			drink.SetGroupVersionKind(examplev1.GroupVersion.WithKind("Drink"))
+			g.Expect(status.ObservedGeneration).To(Equal(int64(4)))
+			g.Expect(status.ConfigMapName).To(Equal(tt.wantConfigMap))
+			drink.Status = status
+			drink.SetGroupVersionKind(examplev1.GroupVersion.WithKind(drinkKind))
 			g.Expect(kstatusOf(g, drink)).To(Equal(tt.wantKStatus))
 			progress := map[kstatus.Status]string{
 				kstatus.InProgressStatus: examplev1.ConditionReconciling,
 				kstatus.FailedStatus:     examplev1.ConditionStalled,
 			}[tt.wantKStatus]
 			if progress == "" {
-				g.Expect(drink.Status.Conditions).To(HaveLen(2))
+				g.Expect(status.Conditions).To(HaveLen(2))
 			} else {
-				g.Expect(drink.Status.Conditions).To(HaveLen(3))
-				c := meta.FindStatusCondition(drink.Status.Conditions, progress)
+				g.Expect(status.Conditions).To(HaveLen(3))
+				c := meta.FindStatusCondition(status.Conditions, progress)
 				g.Expect(c).NotTo(BeNil(), progress)
 				g.Expect(c.Status).To(Equal(metav1.ConditionTrue), progress)
 				g.Expect(c.Reason).To(Equal(tt.wantReason), progress)
 				g.Expect(readyReasonClasses).To(HaveKey(tt.wantReason), "every reason of Ready=False is classified")
 			}
 			for _, condType := range []string{examplev1.ConditionReady, examplev1.ConditionConfigMapSynced} {
-				c := meta.FindStatusCondition(drink.Status.Conditions, condType)
+				c := meta.FindStatusCondition(status.Conditions, condType)
 				g.Expect(c).NotTo(BeNil(), condType)
 				g.Expect(c.Status).To(Equal(tt.wantStatus), condType)
 				g.Expect(c.Reason).To(Equal(tt.wantReason), condType)
@@ -171,13 +169,27 @@ func TestComputeDrinkStatus(t *testing.T) {
 func TestComputeDrinkStatusKeepsTransitionTime(t *testing.T) {
 	g := NewWithT(t)
 	drink := newDrink("ns", testDrink, "my-drink", "coffee")
-	obs := configMapObservation{name: testDrink, owned: true}
-	computeStatus(drink, obs)
+	running := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: testDrink}}
+	synced := &observation{configMap: running, children: &controllers.Children{Kind: drinkKind}}
+	drink.Status = computeStatus(drink, synced)
 	past := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
 	for i := range drink.Status.Conditions {
 		drink.Status.Conditions[i].LastTransitionTime = past
 	}
-	before := drink.DeepCopy()
-	computeStatus(drink, obs)
-	g.Expect(drink.Status).To(Equal(before.Status), "same observation, same status")
+	g.Expect(computeStatus(drink, synced)).To(Equal(drink.Status), "same observation, same status")
+
+	// Refused: Ready and ConfigMapSynced change, so does their time.
+	refused := &observation{configMap: running, children: &controllers.Children{Kind: drinkKind,
+		Refusal: &controllers.Refusal{Kind: "ConfigMap", Err: apierrors.NewForbidden(
+			schema.GroupResource{Resource: "configmaps"}, testDrink, errors.New("denied"))}}}
+	status := computeStatus(drink, refused)
+	for _, condType := range []string{examplev1.ConditionReady, examplev1.ConditionConfigMapSynced} {
+		g.Expect(meta.FindStatusCondition(status.Conditions, condType).LastTransitionTime).NotTo(Equal(past), condType)
+	}
+}
+
+// The Drink's section of docs/conditions.md lists every reason of Ready
+// the code sets, with its condition.
+func TestConditionsDocAgrees(t *testing.T) {
+	testutil.ExpectConditionsDoc(t, drinkKind, readyReasonClasses)
 }

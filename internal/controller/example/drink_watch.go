@@ -25,16 +25,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
-	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // drinkGroupKind is the Drink API's group and kind, in any version.
 var drinkGroupKind = examplev1.GroupVersion.WithKind(drinkKind).GroupKind()
-
-// isControlledByDrink reports whether obj's controller is a Drink.
-func isControlledByDrink(obj client.Object) bool {
-	return controllers.IsControlledByKind(obj, drinkGroupKind)
-}
 
 // drinkForConfigMap maps a ConfigMap to the Drink of the same name and
 // namespace, when that Drink exists.
