@@ -34,7 +34,9 @@ import (
 )
 
 // Event reasons of the MyCustomResource controller, emitted on transitions of
-// status.Healthy only.
+// status.Healthy only. They differ on purpose from the other kinds' events
+// (the shared Updated of Children): a MyCustomResource writes no child, it
+// reports its friend Pod coming and going.
 const (
 	eventFriendFound = "FriendFound"
 	eventFriendLost  = "FriendLost"
@@ -59,59 +61,91 @@ type MyCustomResourceReconciler struct {
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile observes the friend Pod and writes the status once,
-// only when it changed. Events mark the transitions of status.Healthy.
-func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
+// mycustomresourceScope is what one reconcile of a MyCustomResource works
+// on. It has no Children, on purpose: a MyCustomResource writes no child,
+// it observes a friend Pod it does not own (so no child's conflict,
+// refusal or stale read either).
+type mycustomresourceScope struct {
+	obj *pocv1.MyCustomResource
+	// observation is what the status is computed from.
+	observation observation
+}
 
-	var obj pocv1.MyCustomResource
-	if err := r.written.Get(ctx, r.Client, req.NamespacedName, &obj); err != nil {
+// Reconcile observes the friend Pod and writes the status once, only when
+// it changed, in the order every kind follows (internal/controller/doc.go).
+// Events mark the transitions of status.Healthy.
+func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := &pocv1.MyCustomResource{}
+	if err := r.written.Get(ctx, r.Client, req.NamespacedName, obj); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if !obj.DeletionTimestamp.IsZero() {
+		// Nothing to clean up: it has no children.
+		return ctrl.Result{}, nil
+	}
 
-	obs, err := r.observeFriend(ctx, &obj)
-	if err != nil {
-		return ctrl.Result{}, err
+	s := &mycustomresourceScope{obj: obj}
+	for _, phase := range []func(context.Context, *mycustomresourceScope) error{
+		r.reconcileFriend,
+	} {
+		if err := phase(ctx, s); err != nil {
+			// The API server did not answer: retry.
+			return ctrl.Result{}, err
+		}
 	}
 
 	orig := obj.DeepCopy()
-	computeStatus(&obj, obs)
-	// A patch computed from a stale cached object is dropped instead of
-	// bumping lastTransitionTimes and repeating events.
-	if written, _, err := r.statusWriter().Write(ctx, orig, &obj); err != nil || !written {
+	obj.Status = computeStatus(obj, &s.observation)
+	written, err := r.updateStatus(ctx, orig, obj)
+	if err != nil || !written {
+		// A patch computed from a stale cached object is dropped: no
+		// event either, the newer object's reconcile records it.
 		return ctrl.Result{}, err
 	}
-	log.V(1).Info("Updated status", "healthy", obj.Status.Healthy, "friend", obj.Spec.Name)
-	r.recordTransition(&obj, orig.Status.Healthy)
+	r.recordEvents(obj, orig.Status.Healthy)
 	return ctrl.Result{}, nil
 }
 
-// observeFriend looks for the friend Pod, only in the namespace of obj: in
-// the cache, which holds Pods as metadata only, for whether it exists and
-// is being deleted; then, for a live Pod only, from the API server for its
-// readiness. A friend that does not exist costs no request; one that appears
-// later triggers a new reconcile through the Pod watch.
-func (r *MyCustomResourceReconciler) observeFriend(ctx context.Context, obj *pocv1.MyCustomResource) (friendObservation, error) {
-	key := types.NamespacedName{Namespace: obj.Namespace, Name: obj.Spec.Name}
+// reconcileFriend observes the friend Pod (it writes nothing), only in the
+// namespace of the MyCustomResource: in the cache, which holds Pods as
+// metadata only, for whether it exists and is being deleted; then, for a
+// live Pod only, from the API server for its readiness. A friend that does
+// not exist costs no request; one that appears later triggers a new
+// reconcile through the Pod watch.
+func (r *MyCustomResourceReconciler) reconcileFriend(ctx context.Context, s *mycustomresourceScope) error {
+	key := types.NamespacedName{Namespace: s.obj.Namespace, Name: s.obj.Spec.Name}
 	cached := &metav1.PartialObjectMetadata{}
 	cached.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
 	if err := r.Get(ctx, key, cached); err != nil {
 		if apierrors.IsNotFound(err) {
-			return friendObservation{}, nil
+			return nil
 		}
-		return friendObservation{}, fmt.Errorf("getting friend Pod %s from the cache: %w", key, err)
+		return fmt.Errorf("getting friend Pod %s from the cache: %w", key, err)
 	}
 	if cached.DeletionTimestamp != nil {
-		return friendObservation{pod: &corev1.Pod{ObjectMeta: cached.ObjectMeta}}, nil
+		s.observation.pod = &corev1.Pod{ObjectMeta: cached.ObjectMeta}
+		return nil
 	}
 	var pod corev1.Pod
 	if err := r.APIReader.Get(ctx, key, &pod); err != nil {
 		if apierrors.IsNotFound(err) {
-			return friendObservation{}, nil
+			return nil
 		}
-		return friendObservation{}, fmt.Errorf("getting friend Pod %s: %w", key, err)
+		return fmt.Errorf("getting friend Pod %s: %w", key, err)
 	}
-	return friendObservation{pod: &pod}, nil
+	s.observation.pod = &pod
+	return nil
+}
+
+// updateStatus writes obj's status through the shared status path
+// (compare, patch); orig is the cached copy it was computed from. It
+// reports whether it wrote: the friend events follow a write only.
+func (r *MyCustomResourceReconciler) updateStatus(ctx context.Context, orig, obj *pocv1.MyCustomResource) (bool, error) {
+	written, _, err := r.statusWriter().Write(ctx, orig, obj)
+	if written {
+		ctrl.LoggerFrom(ctx).V(1).Info("Updated status", "healthy", obj.Status.Healthy, "friend", obj.Spec.Name)
+	}
+	return written, err
 }
 
 // statusWriter is the shared status path (compare, patch).
@@ -121,8 +155,10 @@ func (r *MyCustomResourceReconciler) statusWriter() controllers.StatusWriter {
 	}, Written: &r.written}
 }
 
-// recordTransition emits an event when status.Healthy changed.
-func (r *MyCustomResourceReconciler) recordTransition(obj *pocv1.MyCustomResource, wasHealthy bool) {
+// recordEvents records an event when status.Healthy changed. These friend
+// events are the MyCustomResource's own, on purpose: it has no children,
+// so none of the shared Children events (Updated).
+func (r *MyCustomResourceReconciler) recordEvents(obj *pocv1.MyCustomResource, wasHealthy bool) {
 	switch {
 	case obj.Status.Healthy && !wasHealthy:
 		r.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, eventFriendFound, eventAction,

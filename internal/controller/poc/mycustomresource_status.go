@@ -27,8 +27,9 @@ import (
 	controllers "sunstrider.cn/operator/internal/controller"
 )
 
-// friendObservation is what one reconcile saw of the friend Pod.
-type friendObservation struct {
+// observation is what one reconcile saw of the friend Pod. The status is
+// computed from it alone.
+type observation struct {
 	// pod is the friend Pod as read from the API server (only its
 	// metadata when it is being deleted), nil when no Pod named spec.name
 	// exists in the namespace.
@@ -36,25 +37,45 @@ type friendObservation struct {
 }
 
 // found reports whether the friend exists and is not being deleted.
-func (o friendObservation) found() bool {
+func (o *observation) found() bool {
 	return o.pod != nil && o.pod.DeletionTimestamp == nil
 }
 
-// computeStatus sets the whole status of obj from the observation. It never
-// reads the previous status, except for meta.SetStatusCondition keeping the
-// lastTransitionTime of conditions whose status did not change.
-func computeStatus(obj *pocv1.MyCustomResource, obs friendObservation) {
-	obj.Status.ObservedGeneration = obj.Generation
-	obj.Status.Healthy = obs.found()
-	setFriendFoundCondition(obj, obs)
-	setFriendReadyCondition(obj, obs)
-	setReadyCondition(obj, obs)
-	controllers.SetProgressConditions(&obj.Status.Conditions, readyReasonClasses, obj.Generation)
+// computeStatus returns obj's status from what was observed. It reads
+// obj's previous conditions only to keep the lastTransitionTime of those
+// whose status holds, and changes nothing of obj.
+func computeStatus(obj *pocv1.MyCustomResource, obs *observation) pocv1.MyCustomResourceStatus {
+	status := pocv1.MyCustomResourceStatus{ObservedGeneration: obj.Generation, Healthy: obs.found()}
+	status.Conditions = make([]metav1.Condition, 0, 4)
+	for _, c := range []metav1.Condition{
+		friendFoundCondition(obj, obs), friendReadyCondition(obj, obs), readyCondition(obj, obs),
+	} {
+		c.ObservedGeneration = obj.Generation
+		setCondition(&status.Conditions, obj.Status.Conditions, c)
+	}
+	for _, t := range []string{controllers.ConditionReconciling, controllers.ConditionStalled} {
+		if old := meta.FindStatusCondition(obj.Status.Conditions, t); old != nil {
+			status.Conditions = append(status.Conditions, *old)
+		}
+	}
+	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, obj.Generation)
+	return status
+}
+
+// setCondition sets c in conditions, keeping the lastTransitionTime of the
+// condition of its type in previous while its status holds.
+func setCondition(conditions *[]metav1.Condition, previous []metav1.Condition, c metav1.Condition) {
+	if old := meta.FindStatusCondition(previous, c.Type); old != nil {
+		*conditions = append(*conditions, *old)
+	}
+	meta.SetStatusCondition(conditions, c)
 }
 
 // readyReasonClasses: a MyCustomResource waits for its friend Pod, which
 // comes from elsewhere; none of its reasons needs the operator's user to
-// act on the MyCustomResource, so none stalls it.
+// act on the MyCustomResource, so none stalls it. It has no children, so
+// none of the shared reasons of a child's write (WithChildReasons), on
+// purpose.
 var readyReasonClasses = controllers.ReasonClasses{
 	pocv1.ReasonPodNotFound:         controllers.Working,
 	pocv1.ReasonPodDeleting:         controllers.Working,
@@ -62,24 +83,7 @@ var readyReasonClasses = controllers.ReasonClasses{
 	pocv1.ReasonPodReadinessUnknown: controllers.Working,
 }
 
-func setFriendFoundCondition(obj *pocv1.MyCustomResource, obs friendObservation) {
-	setCondition(obj, friendFoundCondition(obj, obs))
-}
-
-func setFriendReadyCondition(obj *pocv1.MyCustomResource, obs friendObservation) {
-	setCondition(obj, friendReadyCondition(obj, obs))
-}
-
-func setReadyCondition(obj *pocv1.MyCustomResource, obs friendObservation) {
-	setCondition(obj, readyCondition(obj, obs))
-}
-
-func setCondition(obj *pocv1.MyCustomResource, c metav1.Condition) {
-	c.ObservedGeneration = obj.Generation
-	meta.SetStatusCondition(&obj.Status.Conditions, c)
-}
-
-func friendFoundCondition(obj *pocv1.MyCustomResource, obs friendObservation) metav1.Condition {
+func friendFoundCondition(obj *pocv1.MyCustomResource, obs *observation) metav1.Condition {
 	c := metav1.Condition{Type: pocv1.ConditionFriendFound}
 	switch {
 	case obs.pod == nil:
@@ -95,7 +99,7 @@ func friendFoundCondition(obj *pocv1.MyCustomResource, obs friendObservation) me
 	return c
 }
 
-func friendReadyCondition(obj *pocv1.MyCustomResource, obs friendObservation) metav1.Condition {
+func friendReadyCondition(obj *pocv1.MyCustomResource, obs *observation) metav1.Condition {
 	if !obs.found() {
 		c := friendFoundCondition(obj, obs)
 		c.Type = pocv1.ConditionFriendReady
@@ -122,7 +126,7 @@ func friendReadyCondition(obj *pocv1.MyCustomResource, obs friendObservation) me
 
 // readyCondition summarises: the first of FriendFound and FriendReady that
 // is not True gives its status, reason and message; otherwise True.
-func readyCondition(obj *pocv1.MyCustomResource, obs friendObservation) metav1.Condition {
+func readyCondition(obj *pocv1.MyCustomResource, obs *observation) metav1.Condition {
 	for _, c := range []metav1.Condition{friendFoundCondition(obj, obs), friendReadyCondition(obj, obs)} {
 		if c.Status != metav1.ConditionTrue {
 			c.Type = pocv1.ConditionReady

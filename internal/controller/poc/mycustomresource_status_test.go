@@ -29,6 +29,7 @@ import (
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 // kstatusOf is what Flux, kpt and Config Sync compute from obj.
@@ -65,14 +66,14 @@ func TestComputeStatus(t *testing.T) {
 
 	tests := []struct {
 		name                      string
-		obs                       friendObservation
+		obs                       observation
 		healthy                   bool
 		found, ready, readySumary want
 		wantKStatus               kstatus.Status
 	}{
 		{
 			name:        "no pod",
-			obs:         friendObservation{},
+			obs:         observation{},
 			found:       want{metav1.ConditionFalse, pocv1.ReasonPodNotFound},
 			ready:       want{metav1.ConditionFalse, pocv1.ReasonPodNotFound},
 			readySumary: want{metav1.ConditionFalse, pocv1.ReasonPodNotFound},
@@ -80,7 +81,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:        "pod being deleted",
-			obs:         friendObservation{pod: pod(status(corev1.ConditionTrue), true)},
+			obs:         observation{pod: pod(status(corev1.ConditionTrue), true)},
 			found:       want{metav1.ConditionFalse, pocv1.ReasonPodDeleting},
 			ready:       want{metav1.ConditionFalse, pocv1.ReasonPodDeleting},
 			readySumary: want{metav1.ConditionFalse, pocv1.ReasonPodDeleting},
@@ -88,7 +89,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:        "pod without Ready condition",
-			obs:         friendObservation{pod: pod(nil, false)},
+			obs:         observation{pod: pod(nil, false)},
 			healthy:     true,
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
@@ -97,7 +98,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:        "pod Ready Unknown",
-			obs:         friendObservation{pod: pod(status(corev1.ConditionUnknown), false)},
+			obs:         observation{pod: pod(status(corev1.ConditionUnknown), false)},
 			healthy:     true,
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown},
@@ -106,7 +107,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:        "pod not ready",
-			obs:         friendObservation{pod: pod(status(corev1.ConditionFalse), false)},
+			obs:         observation{pod: pod(status(corev1.ConditionFalse), false)},
 			healthy:     true,
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionFalse, pocv1.ReasonPodNotReady},
@@ -115,7 +116,7 @@ func TestComputeStatus(t *testing.T) {
 		},
 		{
 			name:        "pod ready",
-			obs:         friendObservation{pod: pod(status(corev1.ConditionTrue), false)},
+			obs:         observation{pod: pod(status(corev1.ConditionTrue), false)},
 			healthy:     true,
 			found:       want{metav1.ConditionTrue, pocv1.ReasonPodFound},
 			ready:       want{metav1.ConditionTrue, pocv1.ReasonPodReady},
@@ -139,7 +140,10 @@ func TestComputeStatus(t *testing.T) {
 					}},
 				},
 			}
-			computeStatus(obj, tt.obs)
+			before := obj.DeepCopy()
+			status := computeStatus(obj, &tt.obs)
+			g.Expect(obj).To(Equal(before), "computeStatus changes nothing of the MyCustomResource")
+			obj.Status = status
 
 			g.Expect(obj.Status.Healthy).To(Equal(tt.healthy))
 			g.Expect(obj.Status.ObservedGeneration).To(Equal(int64(3)))
@@ -175,19 +179,22 @@ func TestComputeStatus(t *testing.T) {
 func TestComputeStatusKeepsTransitionTime(t *testing.T) {
 	g := NewWithT(t)
 	obj := &pocv1.MyCustomResource{Spec: pocv1.MyCustomResourceSpec{Name: testFriend}}
-	computeStatus(obj, friendObservation{})
+	obj.Status = computeStatus(obj, &observation{})
 	past := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
 	for i := range obj.Status.Conditions {
 		obj.Status.Conditions[i].LastTransitionTime = past
 	}
-	before := obj.DeepCopy()
+	g.Expect(computeStatus(obj, &observation{})).To(Equal(obj.Status), "same observation, same status")
 
-	computeStatus(obj, friendObservation{})
-	g.Expect(obj.Status).To(Equal(before.Status), "same observation, same status")
-
-	computeStatus(obj, friendObservation{pod: &corev1.Pod{}})
-	g.Expect(meta.FindStatusCondition(obj.Status.Conditions, pocv1.ConditionFriendFound).LastTransitionTime).
+	status := computeStatus(obj, &observation{pod: &corev1.Pod{}})
+	g.Expect(meta.FindStatusCondition(status.Conditions, pocv1.ConditionFriendFound).LastTransitionTime).
 		NotTo(Equal(past))
+}
+
+// The MyCustomResource's section of docs/conditions.md lists every reason
+// of Ready the code sets, with its condition.
+func TestConditionsDocAgrees(t *testing.T) {
+	testutil.ExpectConditionsDoc(t, "MyCustomResource", readyReasonClasses)
 }
 
 func TestFriendNameIndexValue(t *testing.T) {
