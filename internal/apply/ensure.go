@@ -24,7 +24,7 @@ type Action string
 const (
 	// Unchanged: the child already held what the parent asks for.
 	Unchanged Action = ""
-	// Created: the child did not exist and was applied.
+	// Created: the child did not exist and was created.
 	Created Action = "Created"
 	// Updated: the child existed and differed (a new spec, or a field
 	// someone else changed or added was put back).
@@ -33,8 +33,9 @@ const (
 
 // Outcome is what Ensure saw of a child and did to it.
 type Outcome struct {
-	// Live is the child as last seen: after the apply when one was made,
-	// else as read; nil when it does not exist or is someone else's.
+	// Live is the child as last seen: after the write when one was made
+	// (the apply, or the create), else as read; nil when it does not exist
+	// or is someone else's.
 	Live client.Object
 	// Action is what was written.
 	Action Action
@@ -44,8 +45,12 @@ type Outcome struct {
 	// Stale is true when the write was refused for a reason the next event
 	// settles, and nothing was written: the child was deleted, or replaced
 	// by another object of its name, between the read and the write (the
-	// write carried the UID read), or its namespace is being deleted (and
-	// a namespaced parent with it: no failure to report, nothing to retry).
+	// write carried the UID read); the child read as absent was created by
+	// someone else meanwhile (the create found it: the caller looks again,
+	// and finds someone else's object or its own); or its namespace is
+	// being deleted (and a namespaced parent with it: no failure to report,
+	// nothing to retry). It is also set when a child just created was
+	// deleted again before its managedFields were rewritten (create).
 	Stale bool
 	// Rejected is the API server's answer when it refused the write
 	// (Invalid, Forbidden by an admission webhook, a quota...). Live is
@@ -54,15 +59,16 @@ type Outcome struct {
 }
 
 // Applier writes the children of one kind of parent: one path (read,
-// ownership check, drift check, conditional apply) for all children of all
-// kinds.
+// ownership check, drift check, conditional apply, or create of an absent
+// child) for all children of all kinds.
 type Applier struct {
 	// Client reads from the manager's cache and writes.
 	Client client.Client
 	// APIReader reads from the API server: it confirms a child the cache
 	// does not hold is really absent, and reads a child with all its
 	// managedFields when an apply was refused beside another manager's
-	// fields.
+	// fields, or when the rewrite of a created child's managedFields was
+	// refused for a newer child.
 	APIReader client.Reader
 }
 
@@ -106,44 +112,46 @@ func (a *Applier) Ensure(ctx context.Context, ownerUID types.UID, desired, live 
 }
 
 // Write makes the child desired exist as desired, given live, the child
-// Observe found and the parent controls (nil when it does not exist). It
-// writes nothing when live already holds desired and no other manager owns
-// a field inside the operator's domain (fields.go); else it applies with
-// live's UID as a precondition, then takes over what other managers still
-// own there (takeOver).
+// Observe found and the parent controls (nil when it does not exist). An
+// absent child is created (create), never applied: an object of its name
+// someone created after the read is left alone. A child that exists is
+// left alone when it already holds desired and no other manager owns a
+// field inside the operator's domain (fields.go); else it is applied with
+// live's UID as a precondition, then what other managers still own there
+// is taken over (takeOver).
 //
 // Errors are returned only when the API server could not be reached
-// (Answered) or an object could not be encoded; an answer of the API server
-// to the write is in Outcome.Rejected.
+// (Answered), an object could not be encoded, or the managedFields of a
+// child just created could not be rewritten as an apply's; an answer of
+// the API server to the write is in Outcome.Rejected.
 func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outcome, error) {
-	key := client.ObjectKeyFromObject(desired)
-	kind := desired.GetObjectKind().GroupVersionKind().Kind
 	if err := SetHash(desired); err != nil {
 		return Outcome{}, err
 	}
-	out := Outcome{Action: Created}
-	foreign := false
-	if live != nil {
-		out.Live, out.Action = live, Updated
-		var drifted bool
-		var err error
-		drifted, foreign, err = Drifted(desired, live)
-		if err != nil {
-			return Outcome{}, err
-		}
-		if !drifted {
-			out.Action = Unchanged
-			return out, nil
-		}
+	if live == nil {
+		return a.create(ctx, desired)
 	}
+	return a.update(ctx, desired, live)
+}
 
+// update is Write of a child that exists, live as read.
+func (a *Applier) update(ctx context.Context, desired, live client.Object) (Outcome, error) {
+	key := client.ObjectKeyFromObject(desired)
+	kind := desired.GetObjectKind().GroupVersionKind().Kind
+	out := Outcome{Live: live, Action: Updated}
+	drifted, foreign, err := Drifted(desired, live)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !drifted {
+		out.Action = Unchanged
+		return out, nil
+	}
 	cfg, err := applyConfiguration(desired)
 	if err != nil {
 		return Outcome{}, err
 	}
-	if live != nil {
-		onlyThis(cfg, live)
-	}
+	onlyThis(cfg, live)
 	err = a.apply(ctx, cfg)
 	switch {
 	case err == nil && foreign:
@@ -159,7 +167,7 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 	}
 	switch {
 	case err == nil:
-	case live != nil && (apierrors.IsConflict(err) || apierrors.IsNotFound(err) || errors.Is(err, errReplaced)),
+	case apierrors.IsConflict(err), apierrors.IsNotFound(err), errors.Is(err, errReplaced),
 		apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		return Outcome{Live: live, Stale: true}, nil
 	case Answered(err):
@@ -168,26 +176,31 @@ func (a *Applier) Write(ctx context.Context, desired, live client.Object) (Outco
 	default:
 		return Outcome{}, fmt.Errorf("applying %s %s: %w", kind, key, err)
 	}
-	metrics.ChildWritten(kind, writeAction(desired, live, foreign))
-	applied, err := a.Client.Scheme().New(desired.GetObjectKind().GroupVersionKind())
-	if err != nil {
+	metrics.ChildWritten(kind, updateAction(desired, live, foreign))
+	if out.Live, err = a.decode(desired, cfg); err != nil {
 		return Outcome{}, err
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(cfg.Object, applied); err != nil {
-		return Outcome{}, fmt.Errorf("decoding the applied %s %s: %w", kind, key, err)
-	}
-	out.Live = applied.(client.Object)
 	return out, nil
 }
 
-// writeAction is the action label of a successful write of desired over
+// decode is the typed form, desired's type, of the child written as u.
+func (a *Applier) decode(desired client.Object, u *unstructured.Unstructured) (client.Object, error) {
+	gvk := desired.GetObjectKind().GroupVersionKind()
+	typed, err := a.Client.Scheme().New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+		return nil, fmt.Errorf("decoding the written %s %s: %w", gvk.Kind, client.ObjectKeyFromObject(desired), err)
+	}
+	return typed.(client.Object), nil
+}
+
+// updateAction is the action label of a successful write of desired over
 // live: restored when the parent asked for the same as at the last write
 // (same hash), or when fields another manager owned were taken over.
-func writeAction(desired, live client.Object, foreign bool) string {
-	switch {
-	case live == nil:
-		return metrics.ActionCreated
-	case foreign || live.GetAnnotations()[HashAnnotation] == desired.GetAnnotations()[HashAnnotation]:
+func updateAction(desired, live client.Object, foreign bool) string {
+	if foreign || live.GetAnnotations()[HashAnnotation] == desired.GetAnnotations()[HashAnnotation] {
 		return metrics.ActionRestored
 	}
 	return metrics.ActionUpdated

@@ -1,0 +1,253 @@
+package apply_test
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"sunstrider.cn/operator/internal/apply"
+)
+
+// parentUID is the UID of the fake parent of the children these tests
+// create (envtest runs no garbage collector).
+const parentUID = types.UID("00000000-0000-0000-0000-00000000cafe")
+
+// TestWriteCreates checks Applier.Write of a child it saw absent, on a real
+// API server: it creates the child and never takes over an object of the
+// child's name someone created after the read; the created child's
+// managedFields are those of a server-side apply (one Apply entry of the
+// operator, with the fields an apply would own), so that a later apply
+// removes a field the operator stops setting.
+func TestWriteCreates(t *testing.T) {
+	base := apiServer(t)
+	ctx := t.Context()
+	const ns = "write-creates"
+	if err := base.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	applier := &apply.Applier{Client: base, APIReader: base}
+
+	t.Run("an object created after the read is not taken over", func(t *testing.T) {
+		g := NewWithT(t)
+		key := client.ObjectKey{Namespace: ns, Name: "settings"}
+		// A user creates a ConfigMap of the child's name after the
+		// operator's read found none.
+		foreign := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: ns},
+			Data:       map[string]string{"user": "mine"},
+		}
+		g.Expect(base.Create(ctx, foreign, client.FieldOwner("kubectl-create"))).To(Succeed())
+
+		out, err := applier.Write(ctx, ownedConfigMap(key, map[string]string{"operator": "x"}), nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Stale).To(BeTrue(), "the write must be refused: %+v", out)
+		g.Expect(out.Action).To(Equal(apply.Unchanged))
+		g.Expect(out.Rejected).NotTo(HaveOccurred())
+		g.Expect(out.Live).To(BeNil())
+
+		after := &corev1.ConfigMap{}
+		g.Expect(base.Get(ctx, key, after)).To(Succeed())
+		g.Expect(after.ResourceVersion).To(Equal(foreign.ResourceVersion), "the user's ConfigMap was written")
+		g.Expect(after.OwnerReferences).To(BeEmpty())
+		g.Expect(after.Data).To(Equal(map[string]string{"user": "mine"}))
+		g.Expect(after.Labels).NotTo(HaveKey(apply.ManagedByLabel))
+		g.Expect(after.Annotations).NotTo(HaveKey(apply.HashAnnotation))
+		g.Expect(operatorEntries(after)).To(BeEmpty())
+
+		// The caller looks again and finds someone else's object.
+		out, err = applier.Ensure(ctx, parentUID, ownedConfigMap(key, map[string]string{"operator": "x"}), &corev1.ConfigMap{})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Conflict).To(Equal("ConfigMap " + key.String()))
+	})
+
+	t.Run("created with an apply's managed fields, a dropped key is removed", func(t *testing.T) {
+		g := NewWithT(t)
+		key := client.ObjectKey{Namespace: ns, Name: "pruned"}
+		out, err := applier.Write(ctx, ownedConfigMap(key, map[string]string{"a": "1", "b": "2"}), nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Action).To(Equal(apply.Created))
+		g.Expect(out.Stale).To(BeFalse())
+		g.Expect(out.Rejected).NotTo(HaveOccurred())
+		g.Expect(out.Live).To(BeAssignableToTypeOf(&corev1.ConfigMap{}))
+		g.Expect(out.Live.(*corev1.ConfigMap).Data).To(Equal(map[string]string{"a": "1", "b": "2"}))
+		g.Expect(out.Live.GetUID()).NotTo(BeEmpty(), "Live is the created object")
+
+		created := &corev1.ConfigMap{}
+		g.Expect(base.Get(ctx, key, created)).To(Succeed())
+		g.Expect(created.ManagedFields).To(HaveLen(1))
+		g.Expect(operatorEntries(created)).To(ConsistOf(HaveField("Operation", metav1.ManagedFieldsOperationApply)))
+		g.Expect(out.Live.GetResourceVersion()).To(Equal(created.ResourceVersion), "Live is the child as last written")
+
+		out, err = applier.Write(ctx, ownedConfigMap(key, map[string]string{"a": "1"}), cached(g, base, emptyConfigMap, key))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Action).To(Equal(apply.Updated))
+		after := &corev1.ConfigMap{}
+		g.Expect(base.Get(ctx, key, after)).To(Succeed())
+		g.Expect(after.Data).To(Equal(map[string]string{"a": "1"}), "the key the operator stopped setting is removed")
+		g.Expect(operatorEntries(after)).To(ConsistOf(HaveField("Operation", metav1.ManagedFieldsOperationApply)))
+	})
+
+	t.Run("a created Deployment's fields are an apply's", func(t *testing.T) {
+		g := NewWithT(t)
+		created := client.ObjectKey{Namespace: ns, Name: "created"}
+		out, err := applier.Write(ctx, ownedDeployment(created), nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Action).To(Equal(apply.Created))
+
+		// Its twin, made by the forced apply the operator made before.
+		applied := client.ObjectKey{Namespace: ns, Name: "applied"}
+		g.Expect(base.Apply(ctx, client.ApplyConfigurationFromUnstructured(applyBody(g, ownedDeployment(applied))),
+			client.FieldOwner(apply.FieldOwner), client.ForceOwnership)).To(Succeed())
+
+		sets := make([]*fieldpath.Set, 0, 2)
+		for _, key := range []client.ObjectKey{created, applied} {
+			live := &appsv1.Deployment{}
+			g.Expect(base.Get(ctx, key, live)).To(Succeed())
+			entries := operatorEntries(live)
+			g.Expect(entries).To(ConsistOf(HaveField("Operation", metav1.ManagedFieldsOperationApply)), key.Name)
+			sets = append(sets, entrySet(g, entries[0]))
+		}
+		g.Expect(sets[0].Equals(sets[1])).To(BeTrue(),
+			"created owns %s\napplied owns %s", sets[0].Difference(sets[1]), sets[1].Difference(sets[0]))
+		// Defaults the API server set are owned by no one, as after an apply.
+		g.Expect(sets[0].Has(fieldpath.MakePathOrDie("spec", "revisionHistoryLimit"))).To(BeFalse())
+	})
+
+	t.Run("status written between the create and the managed fields' rewrite", func(t *testing.T) {
+		g := NewWithT(t)
+		key := client.ObjectKey{Namespace: ns, Name: "status-written"}
+		var mu sync.Mutex
+		var requests []string
+		record := func(verb string) {
+			mu.Lock()
+			defer mu.Unlock()
+			requests = append(requests, verb)
+		}
+		statusWritten := false
+		counted := interceptor.NewClient(base, interceptor.Funcs{
+			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+				record("get")
+				return c.Get(ctx, key, obj, opts...)
+			},
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				record("create")
+				return c.Create(ctx, obj, opts...)
+			},
+			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+				record("patch")
+				if !statusWritten {
+					// kube-controller-manager writes the new
+					// Deployment's status.
+					statusWritten = true
+					g.Expect(base.Status().Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: ns}},
+						client.RawPatch(types.MergePatchType, []byte(`{"status":{"observedGeneration":1}}`)),
+						client.FieldOwner("kube-controller-manager"))).To(Succeed())
+				}
+				return c.Patch(ctx, obj, patch, opts...)
+			},
+		})
+		out, err := (&apply.Applier{Client: counted, APIReader: counted}).Write(ctx, ownedDeployment(key), nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Action).To(Equal(apply.Created))
+		g.Expect(requests).To(Equal([]string{"create", "patch", "get", "patch"}))
+
+		live := &appsv1.Deployment{}
+		g.Expect(base.Get(ctx, key, live)).To(Succeed())
+		g.Expect(live.Status.ObservedGeneration).To(Equal(int64(1)))
+		g.Expect(live.ManagedFields).To(ConsistOf(
+			And(HaveField("Manager", apply.FieldOwner), HaveField("Operation", metav1.ManagedFieldsOperationApply)),
+			And(HaveField("Manager", "kube-controller-manager"), HaveField("Subresource", "status")),
+		))
+		g.Expect(out.Live.GetResourceVersion()).To(Equal(live.ResourceVersion))
+	})
+}
+
+// ownedConfigMap is a ConfigMap child at key with data, controlled by the
+// fake parent.
+func ownedConfigMap(key client.ObjectKey, data map[string]string) client.Object {
+	cm := emptyConfigMap().(*corev1.ConfigMap)
+	cm.ObjectMeta = ownedMeta(key)
+	cm.Data = data
+	return cm
+}
+
+// emptyConfigMap is an empty ConfigMap with its kind set.
+func emptyConfigMap() client.Object {
+	return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}}
+}
+
+// ownedDeployment is a Deployment child at key, controlled by the fake
+// parent.
+func ownedDeployment(key client.ObjectKey) client.Object {
+	labels := map[string]string{"app": key.Name}
+	return &appsv1.Deployment{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+		ObjectMeta: ownedMeta(key),
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{
+					Name: "web", Image: "nginx:1.27",
+					Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 80}},
+				}}},
+			},
+		},
+	}
+}
+
+// ownedMeta is the metadata of a child at key: the operator's label and a
+// controller reference to the fake parent.
+func ownedMeta(key client.ObjectKey) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		Name: key.Name, Namespace: key.Namespace,
+		Labels: map[string]string{apply.ManagedByLabel: apply.ManagedByValue},
+		OwnerReferences: []metav1.OwnerReference{{
+			APIVersion: "apps.sunstrider.cn/v1", Kind: "Application", Name: "parent", UID: parentUID,
+			Controller: new(true), BlockOwnerDeletion: new(true),
+		}},
+	}
+}
+
+// applyBody is the body of the operator's apply of desired: hashed,
+// without status or nulls.
+func applyBody(g Gomega, desired client.Object) *unstructured.Unstructured {
+	g.Expect(apply.SetHash(desired)).To(Succeed())
+	body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
+	g.Expect(err).NotTo(HaveOccurred())
+	delete(body, "status")
+	pruneNulls(body)
+	return &unstructured.Unstructured{Object: body}
+}
+
+// operatorEntries are obj's managedFields entries of the operator.
+func operatorEntries(obj client.Object) []metav1.ManagedFieldsEntry {
+	var entries []metav1.ManagedFieldsEntry
+	for _, e := range obj.GetManagedFields() {
+		if e.Manager == apply.FieldOwner {
+			entries = append(entries, e)
+		}
+	}
+	return entries
+}
+
+// entrySet decodes the fields of entry.
+func entrySet(g Gomega, entry metav1.ManagedFieldsEntry) *fieldpath.Set {
+	set := &fieldpath.Set{}
+	g.Expect(set.FromJSON(bytes.NewReader(entry.FieldsV1.GetRawBytes()))).To(Succeed())
+	return set
+}
