@@ -72,6 +72,8 @@ type OperatorConfigurationReconciler struct {
 	// Restart, when set, stops the process for its Deployment to start it
 	// again; reason says why.
 	Restart func(reason string)
+	// written holds the status writes the cache does not hold yet.
+	written controllers.WrittenObjects
 }
 
 // The operator reads the configuration through its cache and writes its
@@ -84,7 +86,19 @@ type OperatorConfigurationReconciler struct {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Reconcile resolves the configuration, puts it in effect and reports.
+// operatorConfigurationScope carries one reconcile's OperatorConfiguration
+// and what it observed. The kind has no children: no Children.
+type operatorConfigurationScope struct {
+	cfg *configv1alpha1.OperatorConfiguration
+	observation
+}
+
+// Reconcile resolves the configuration, puts it in effect and reports (the
+// order of internal/controller/doc.go, without children). On purpose,
+// unlike the other kinds: it runs in every replica and only the leader
+// writes the status; a field that applies at start makes it call Restart
+// once the status is written; a RestartRequired Ready records a Normal
+// event (recordEvents).
 func (r *OperatorConfigurationReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	if req.NamespacedName != ConfigurationKey {
@@ -92,7 +106,7 @@ func (r *OperatorConfigurationReconciler) Reconcile(ctx context.Context, req ctr
 		return ctrl.Result{}, nil
 	}
 	cfg := &configv1alpha1.OperatorConfiguration{}
-	if err := r.Get(ctx, req.NamespacedName, cfg); apierrors.IsNotFound(err) {
+	if err := r.written.Get(ctx, r.Client, req.NamespacedName, cfg); apierrors.IsNotFound(err) {
 		// Deleted: keep what is in effect. The init container creates it
 		// again at the next start, from its initial content.
 		log.Info("OperatorConfiguration deleted: the settings in effect stay until the operator restarts, "+
@@ -102,35 +116,63 @@ func (r *OperatorConfigurationReconciler) Reconcile(ctx context.Context, req ctr
 		return ctrl.Result{}, err
 	}
 
-	inEffect := r.Settings.Load()
-	want, refused, err := settings.Resolve(&cfg.Spec, &r.Defaults, inEffect, r.namespaceExists(ctx))
-	if err != nil {
+	s := &operatorConfigurationScope{cfg: cfg}
+	if err := r.reconcileSettings(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
-	restart := settings.RestartNeeded(&r.Started, &want)
+	if r.leading() {
+		orig := cfg.DeepCopy()
+		cfg.Status = computeStatus(cfg, &s.observation)
+		if err := r.updateStatus(ctx, orig, cfg); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if len(s.restart) > 0 && r.Restart != nil {
+		r.Restart(fmt.Sprintf("%s changed and take effect at start", strings.Join(s.restart, " and ")))
+	}
+	return ctrl.Result{}, nil
+}
+
+// reconcileSettings resolves the spec over the defaults and the settings in
+// effect, stores what this process can put in effect in Settings, and
+// records in s what it resolved.
+func (r *OperatorConfigurationReconciler) reconcileSettings(ctx context.Context, s *operatorConfigurationScope) error {
+	inEffect := r.Settings.Load()
+	want, refused, err := settings.Resolve(&s.cfg.Spec, &r.Defaults, inEffect, r.namespaceExists(ctx))
+	if err != nil {
+		return err
+	}
+	s.refused = refused
+	s.restart = settings.RestartNeeded(&r.Started, &want)
 	// What this process can put in effect: the live fields now, the others
 	// as it started.
 	live := want
 	live.Controllers, live.WatchNamespaces = r.Started.Controllers, r.Started.WatchNamespaces
+	s.inEffect = live
 	if changed := changedFields(inEffect, &live); len(changed) > 0 {
 		r.Settings.Store(live)
-		log.Info("Configuration applied", "changed", changed)
+		ctrl.LoggerFrom(ctx).Info("Configuration applied", "changed", changed)
 	}
+	return nil
+}
 
-	if r.leading() {
-		orig := cfg.DeepCopy()
-		setStatus(cfg, &live, refused, restart)
-		r.recordEvents(orig, cfg)
-		if !equality.Semantic.DeepEqual(orig.Status, cfg.Status) {
-			if _, err := controllers.PatchStatus(ctx, r.Client, orig, cfg); err != nil {
-				return ctrl.Result{}, err
-			}
-		}
+// statusWriter is the shared status path for the OperatorConfiguration: a
+// Warning event when it becomes Stalled (a field refused).
+func (r *OperatorConfigurationReconciler) statusWriter() controllers.StatusWriter {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+		return o.(*configv1alpha1.OperatorConfiguration).Status.Conditions
+	}, Written: &r.written}
+}
+
+// updateStatus writes cfg's status, computed from orig (the copy read),
+// through the shared status path, and records the events of what it wrote.
+func (r *OperatorConfigurationReconciler) updateStatus(ctx context.Context, orig, cfg *configv1alpha1.OperatorConfiguration) error {
+	written, _, err := r.statusWriter().Write(ctx, orig, cfg)
+	if err != nil || !written {
+		return err
 	}
-	if len(restart) > 0 && r.Restart != nil {
-		r.Restart(fmt.Sprintf("%s changed and take effect at start", strings.Join(restart, " and ")))
-	}
-	return ctrl.Result{}, nil
+	r.recordEvents(orig, cfg)
+	return nil
 }
 
 func (r *OperatorConfigurationReconciler) leading() bool {
@@ -186,20 +228,18 @@ func changedFields(old, new *settings.Settings) []string {
 	return changed
 }
 
-// recordEvents emits a Warning event when the refused fields change to a
-// non-empty set, and a Normal one when a restart is needed.
+// recordEvents records a Normal event when a written status makes Ready
+// RestartRequired, or changes why: the operator is about to restart. A
+// refused field is told by StatusWriter (a Warning when Stalled).
 func (r *OperatorConfigurationReconciler) recordEvents(orig, cfg *configv1alpha1.OperatorConfiguration) {
 	now := readyCondition(cfg)
-	before := readyCondition(orig)
-	if before != nil && before.Reason == now.Reason && before.Message == now.Message {
+	if now == nil || now.Reason != configv1alpha1.ReasonRestartRequired {
 		return
 	}
-	switch now.Reason {
-	case configv1alpha1.ReasonRefused:
-		r.Recorder.Eventf(cfg, nil, corev1.EventTypeWarning, now.Reason, "Configure", "%s", now.Message)
-	case configv1alpha1.ReasonRestartRequired:
-		r.Recorder.Eventf(cfg, nil, corev1.EventTypeNormal, now.Reason, "Restart", "%s", now.Message)
+	if before := readyCondition(orig); before != nil && before.Reason == now.Reason && before.Message == now.Message {
+		return
 	}
+	r.Recorder.Eventf(cfg, nil, corev1.EventTypeNormal, now.Reason, "Restart", "%s", now.Message)
 }
 
 // SetupWithManager sets up the controller with the Manager. It runs in

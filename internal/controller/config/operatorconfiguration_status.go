@@ -18,6 +18,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -28,21 +29,40 @@ import (
 	controllers "sunstrider.cn/operator/internal/controller"
 )
 
-// reasonClasses is the OperatorConfiguration's Reconciling/Stalled policy.
-var reasonClasses = controllers.ReasonClasses{
+// observation is what one reconcile resolved of the configuration. Status
+// is computed from it alone.
+type observation struct {
+	// inEffect are the settings this process has in effect: the live
+	// fields as resolved, the others as it started.
+	inEffect settings.Settings
+	// refused are the fields that cannot be applied (their value in
+	// effect is kept).
+	refused []configv1alpha1.RefusedField
+	// restart names the fields that changed and take effect at start.
+	restart []string
+}
+
+// readyReasonClasses is the OperatorConfiguration's Reconciling/Stalled
+// policy. It has no children: none of the shared child reasons.
+var readyReasonClasses = controllers.ReasonClasses{
 	configv1alpha1.ReasonRefused:         controllers.Blocked,
 	configv1alpha1.ReasonRestartRequired: controllers.Working,
 }
 
-// setStatus writes into cfg's status what is in effect, what was refused
-// and whether a restart is under way.
-func setStatus(cfg *configv1alpha1.OperatorConfiguration, inEffect *settings.Settings,
-	refused []configv1alpha1.RefusedField, restart []string) {
-	cfg.Status.ObservedGeneration = cfg.Generation
-	cfg.Status.Effective = inEffect.Spec()
-	cfg.Status.Refused = refused
-	meta.SetStatusCondition(&cfg.Status.Conditions, readyConditionFor(refused, restart, cfg.Generation))
-	controllers.SetProgressConditions(&cfg.Status.Conditions, reasonClasses, cfg.Generation)
+// computeStatus returns cfg's status from what was observed: what is in
+// effect, what was refused and whether a restart is under way. A new
+// value, cfg is left as it is; conditions keep their lastTransitionTime
+// from cfg's while their status holds.
+func computeStatus(cfg *configv1alpha1.OperatorConfiguration, obs *observation) configv1alpha1.OperatorConfigurationStatus {
+	status := configv1alpha1.OperatorConfigurationStatus{
+		ObservedGeneration: cfg.Generation,
+		Effective:          obs.inEffect.Spec(),
+		Refused:            slices.Clone(obs.refused),
+		Conditions:         slices.Clone(cfg.Status.Conditions),
+	}
+	meta.SetStatusCondition(&status.Conditions, readyConditionFor(obs.refused, obs.restart, cfg.Generation))
+	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, cfg.Generation)
+	return status
 }
 
 // readyConditionFor is Ready for an observation: refused fields first (a
