@@ -19,9 +19,11 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
+	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 )
@@ -197,16 +199,44 @@ func TestExampleDrinkGetsItsConfigMapAndConverts(t *testing.T) {
 		g.Expect(cm.Data).To(HaveKeyWithValue("drink", "coffee"))
 	}).Should(Succeed())
 
-	// Written as v1alpha1, read back as v1 (through the conversion webhook).
-	mustSh(t, nil, kubectl, "apply", "-f", "config/samples/example_v1alpha1_drink.yaml")
-	out := mustSh(t, nil, kubectl, "get", "drinks.v1.example.com", "-A", "-o", "name")
-	g.Expect(out).NotTo(BeEmpty())
-	list := &examplev1.DrinkList{}
-	g.Expect(admin.List(ctx(), list)).To(Succeed())
-	g.Expect(len(list.Items)).To(BeNumerically(">=", 2))
-	for _, d := range list.Items {
-		g.Expect(d.Spec.Drink).NotTo(BeEmpty(), "Drink %s read as v1", d.Name)
-	}
+	// Written as v1alpha1, read back as v1 (through the conversion webhook):
+	// the order "<drink> for <name>" split at its first " for "
+	// (api/example/v1alpha1/drink_conversion.go), no stash annotation
+	// reaching v1.
+	const alphaSample = "config/samples/example_v1alpha1_drink.yaml"
+	alpha := &examplev1alpha1.Drink{}
+	alphaYAML, err := os.ReadFile(alphaSample)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(yaml.Unmarshal(alphaYAML, alpha)).To(Succeed())
+	wantSpec := examplev1.DrinkSpec{Drink: "coffee", Name: "my-drink"}
+	g.Expect(alpha.Spec.Order).To(Equal(wantSpec.Drink+" for "+wantSpec.Name),
+		"%s changed: this test expects its order to read as %+v", alphaSample, wantSpec)
+	mustSh(t, nil, kubectl, "apply", "-f", alphaSample)
+	alphaKey := client.ObjectKey{Namespace: "default", Name: alpha.Name}
+	asV1 := &examplev1.Drink{}
+	g.Expect(admin.Get(ctx(), alphaKey, asV1)).To(Succeed())
+	g.Expect(asV1.Spec).To(Equal(wantSpec), "Drink %s written as v1alpha1 %q, read as v1", alpha.Name, alpha.Spec.Order)
+	g.Expect(asV1.Annotations).NotTo(HaveKey(examplev1alpha1.SpecAnnotation), "the v1alpha1 stash never reaches v1")
+	// Read back as v1alpha1: the same order, nothing stashed (the order
+	// reads as the v1 spec).
+	asAlpha := &examplev1alpha1.Drink{}
+	g.Expect(admin.Get(ctx(), alphaKey, asAlpha)).To(Succeed())
+	g.Expect(asAlpha.Spec.Order).To(Equal(alpha.Spec.Order), "Drink %s read back as v1alpha1", alpha.Name)
+	g.Expect(asAlpha.Annotations).NotTo(HaveKey(examplev1alpha1.SpecAnnotation),
+		"Drink %s read back as v1alpha1", alpha.Name)
+	g.Eventually(func(g Gomega) {
+		cm := &corev1.ConfigMap{}
+		g.Expect(admin.Get(ctx(), alphaKey, cm)).To(Succeed())
+		g.Expect(cm.Data).To(HaveKeyWithValue("name", wantSpec.Name))
+		g.Expect(cm.Data).To(HaveKeyWithValue("drink", wantSpec.Drink))
+	}).Should(Succeed(), "the ConfigMap of Drink %s, written as v1alpha1", alpha.Name)
+
+	// Written as v1, read as v1alpha1: "<drink> for <name>".
+	v1Drink := &examplev1alpha1.Drink{}
+	g.Expect(admin.Get(ctx(), client.ObjectKey{Namespace: "default", Name: "example-drink"}, v1Drink)).To(Succeed())
+	g.Expect(v1Drink.Spec.Order).To(Equal("coffee for my-drink"),
+		"Drink example-drink (name my-drink, drink coffee) read as v1alpha1")
+	g.Expect(v1Drink.Annotations).NotTo(HaveKey(examplev1alpha1.SpecAnnotation), "Drink example-drink read as v1alpha1")
 }
 
 func TestGuestbookElectsOneActiveAndFailsOver(t *testing.T) {
