@@ -35,7 +35,8 @@ const (
 	ConditionReconciling = "Reconciling"
 
 	// ConditionStalled is True while Ready is not True for a reason that
-	// lasts until a person acts (NamespaceNotFound, ResourceConflict):
+	// lasts until a person acts (NamespaceNotFound, ResourceConflict,
+	// ApplyFailed):
 	// kstatus reports the Guestbook Failed, so a GitOps apply fails at once
 	// instead of timing out.
 	ConditionStalled = "Stalled"
@@ -70,8 +71,12 @@ const (
 	ReasonResourceConflict = "ResourceConflict"
 
 	// ReasonApplyFailed (Ready=False, Stalled): the API server refused a
-	// child (invalid, or forbidden by an admission policy or a quota); the
-	// message quotes its answer. The operator retries with backoff.
+	// child's write (the StatefulSet, the Service or the default ConfigMap:
+	// invalid, or forbidden by an admission policy, a quota or RBAC); the
+	// message quotes its answer. The instances already running keep being
+	// served: the election goes on, and Available, status.active and
+	// status.standby report them. The operator retries with backoff (an
+	// invalid child at the next change of the Guestbook).
 	ReasonApplyFailed = "ApplyFailed"
 
 	// ReasonActiveInstanceServing (Available=True): a ready instance is

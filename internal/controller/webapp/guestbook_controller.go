@@ -20,7 +20,6 @@ package webapp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -78,8 +77,43 @@ type GuestbookReconciler struct {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
+// guestbookScope is what one reconcile of a Guestbook works on.
+type guestbookScope struct {
+	gb *webappv1.Guestbook
+	// settings are the operator settings this reconcile uses.
+	settings workloadSettings
+	// children records every read and write of the StatefulSet, the
+	// Service and the default ConfigMap, and the API server's answers.
+	children *controllers.Children
+	// observation is what the status is computed from.
+	observation observation
+	// checksum is the checksum of the configuration the instances run
+	// with; configured is false when there is no ConfigMap to run with
+	// (its creation was refused), and then the StatefulSet is only
+	// observed.
+	checksum   string
+	configured bool
+	// podChanged is true when a Pod changed between the read and its
+	// relabelling.
+	podChanged bool
+}
+
+// stopped tells whether the phases after the last one must not run.
+//
+// Differs on purpose from the other kinds: a missing namespace
+// (NamespaceNotFound, Blocked) stops the phases, since nothing can be made
+// in it; a conflict stops the phases after it, so that no Service is made
+// for a StatefulSet someone else runs, and no Pod of it is relabelled; a
+// Pod changed while relabelling stops them too (podChanged). A refusal
+// does not: the workload already running keeps being observed and its
+// election keeps running, the refusal reported beside it.
+func (s *guestbookScope) stopped() bool {
+	return s.observation.namespaceMissing || len(s.children.Conflicts) > 0 || s.children.Stale || s.podChanged
+}
+
 // Reconcile observes a Guestbook and its workload, acts to make the workload
-// match the spec, and writes the status computed from what it observed.
+// match the spec, and writes the status computed from what it observed, in
+// the order every kind follows (internal/controller/doc.go).
 func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	gb := &webappv1.Guestbook{}
 	if err := r.written.Get(ctx, r.Client, req.NamespacedName, gb); err != nil {
@@ -91,125 +125,135 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 
-	ws := r.settings()
-	obs, err := r.reconcileWorkload(ctx, gb, ws)
+	children := controllers.NewChildren(r.Client, r.APIReader, gb, guestbookKind)
+	s := &guestbookScope{gb: gb, settings: r.settings(), children: children,
+		observation: observation{namespace: namespaceOf(gb), size: gb.Spec.Size, children: children}}
+	for _, phase := range []func(context.Context, *guestbookScope) error{
+		r.reconcileNamespace,
+		r.reconcileConfigMap,
+		r.reconcileStatefulSet,
+		r.reconcileService,
+		r.reconcileRoles,
+	} {
+		if err := phase(ctx, s); err != nil {
+			// The API server did not answer: what the status would say is
+			// unknown. Retry, the status unchanged.
+			return ctrl.Result{}, err
+		}
+		if s.stopped() {
+			break
+		}
+	}
+	if s.children.Stale {
+		// The newer child is on its way to the cache; its event triggers
+		// the next reconcile.
+		ctrl.LoggerFrom(ctx).V(1).Info("Cached child is stale, waiting for the newer one")
+		return ctrl.Result{}, nil
+	}
+	if s.podChanged {
+		// Differs on purpose: a Pod relabel Conflict is left to the Pod's
+		// event, whose reconcile elects on the newer Pod and writes the
+		// status. The children written meanwhile are told now.
+		s.children.RecordEvents(ctx, r.Recorder)
+		return ctrl.Result{}, nil
+	}
+
+	orig := gb.DeepCopy()
+	gb.Status = computeStatus(gb, &s.observation)
+	wait, err := r.updateStatus(ctx, orig, gb)
+	s.children.RecordEvents(ctx, r.Recorder)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return s.children.Result(wait, r.conflictRecheck())
+}
+
+// guestbookKind is the Guestbook's kind, for messages.
+const guestbookKind = "Guestbook"
+
+// reconcileNamespace observes spec.namespace: the workload can only run
+// once it exists.
+func (r *GuestbookReconciler) reconcileNamespace(ctx context.Context, s *guestbookScope) error {
+	exists, err := r.namespaceExists(ctx, s.observation.namespace)
+	s.observation.namespaceMissing = err == nil && !exists
+	return err
+}
+
+// reconcileStatefulSet makes the StatefulSet run the instances as the spec
+// asks, and observes it: after a refused write, as it was.
+func (r *GuestbookReconciler) reconcileStatefulSet(ctx context.Context, s *guestbookScope) error {
+	live := &appsv1.StatefulSet{}
+	if !s.configured {
+		// Differs on purpose: without its ConfigMap a new template would
+		// stop the instances; the StatefulSet running is only observed.
+		found, err := s.children.Observe(ctx, client.ObjectKey{Namespace: s.observation.namespace, Name: s.gb.Name}, live)
+		if found {
+			s.observation.statefulSet = live
+		}
+		return err
+	}
+	desired, err := desiredStatefulSetWith(s.gb, s.settings, s.checksum)
+	if err != nil {
+		return err
+	}
+	obj, err := s.children.Ensure(ctx, desired, live)
+	s.observation.statefulSet, _ = obj.(*appsv1.StatefulSet)
+	return err
+}
+
+// reconcileService makes the Service send traffic to the active instance.
+func (r *GuestbookReconciler) reconcileService(ctx context.Context, s *guestbookScope) error {
+	desired, err := desiredService(s.gb)
+	if err != nil {
+		return err
+	}
+	_, err = s.children.Ensure(ctx, desired, &corev1.Service{})
+	return err
+}
+
+// reconcileRoles elects the active instance among the Pods of the
+// StatefulSet as it runs (also when its write was refused: a failover
+// must not wait for a person) and labels them.
+func (r *GuestbookReconciler) reconcileRoles(ctx context.Context, s *guestbookScope) error {
+	// The cache holds Pods as metadata only; their readiness is read from
+	// the API server, which also keeps the election off stale copies.
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(s.observation.namespace),
+		client.MatchingLabels{LabelGuestbook: s.gb.Name}); err != nil {
+		return fmt.Errorf("listing pods of guestbook %s: %w", s.gb.Name, err)
+	}
+	elected, err := r.labelRoles(ctx, s.gb, pods.Items)
 	if apierrors.IsConflict(err) {
 		// A Pod changed between the read and the relabelling: its newer
 		// version is on its way through the watch and triggers a new
 		// reconcile, which acts on it.
 		ctrl.LoggerFrom(ctx).V(1).Info("Pod changed while relabelling, waiting for its event", "error", err.Error())
-		return ctrl.Result{}, nil
+		s.podChanged = true
+		return nil
 	}
-	var refused *refusal
-	if errors.As(err, &refused) {
-		// An answer of the API server: the status says it.
-		obs.refused = refused.message
-	} else if err != nil {
-		// The API server did not answer: retry, the status unchanged.
-		return ctrl.Result{}, err
-	}
-
-	orig := gb.DeepCopy()
-	setStatus(gb, obs)
-	if _, _, err := r.statusWriter().Write(ctx, orig, gb); err != nil {
-		return ctrl.Result{}, err
-	}
-	if refused != nil {
-		return ctrl.Result{}, refused.err
-	}
-	if obs.conflict == "" {
-		return ctrl.Result{}, nil
-	}
-	// The manager caches only the children it labelled: the removal of the
-	// foreign object in the way wakes nobody, so look again.
-	return ctrl.Result{RequeueAfter: ws.conflictRecheck}, nil
-}
-
-// reconcileWorkload runs the phases in order; a missing namespace or a
-// conflict stops them. A write the API server refuses does not: the
-// workload already running is still observed and its election still runs
-// (a failover must not wait for a person to lift a quota or a policy); the
-// first refusal is returned beside the observation.
-func (r *GuestbookReconciler) reconcileWorkload(ctx context.Context, gb *webappv1.Guestbook,
-	ws workloadSettings) (observation, error) {
-	obs := observation{namespace: namespaceOf(gb), size: gb.Spec.Size}
-
-	exists, err := r.namespaceExists(ctx, obs.namespace)
-	if err != nil || !exists {
-		obs.namespaceMissing = !exists
-		return obs, err
-	}
-
-	var refused *refusal
-	answered := func(err error) error {
-		if ref := (*refusal)(nil); errors.As(err, &ref) {
-			if refused == nil {
-				refused = ref
-			}
-			return nil
-		}
+	if err != nil {
 		return err
 	}
-	checksum, err := r.reconcileConfigMap(ctx, gb)
-	if err = answered(err); err != nil {
-		return obs, err
-	}
-
-	liveSts := client.Object(&appsv1.StatefulSet{})
-	var conflict string
-	if refused != nil {
-		// Without its ConfigMap, a new template would stop the instances:
-		// the StatefulSet is only observed.
-		found, conflicting, err := r.observeChild(ctx, gb, client.ObjectKey{Namespace: obs.namespace, Name: gb.Name}, liveSts)
-		if err != nil {
-			return obs, err
-		}
-		if conflict = conflicting; !found {
-			liveSts = nil
-		}
-	} else {
-		sts, err := desiredStatefulSetWith(gb, ws, checksum)
-		if err != nil {
-			return obs, err
-		}
-		liveSts, conflict, err = r.ensureChild(ctx, gb, sts, liveSts)
-		if err = answered(err); err != nil {
-			return obs, err
-		}
-	}
-	if obs.conflict = conflict; conflict != "" {
-		return obs, nil
-	}
-	obs.statefulSet, _ = liveSts.(*appsv1.StatefulSet)
-
-	svc, err := desiredService(gb)
-	if err != nil {
-		return obs, err
-	}
-	_, obs.conflict, err = r.ensureChild(ctx, gb, svc, &corev1.Service{})
-	if err = answered(err); err != nil || obs.conflict != "" {
-		return obs, err
-	}
-
-	// The cache holds Pods as metadata only; their readiness is read from
-	// the API server, which also keeps the election off stale copies.
-	pods := &corev1.PodList{}
-	if err := r.APIReader.List(ctx, pods, client.InNamespace(obs.namespace), client.MatchingLabels{LabelGuestbook: gb.Name}); err != nil {
-		return obs, fmt.Errorf("listing pods of guestbook %s: %w", gb.Name, err)
-	}
-	elected, err := r.reconcileRoles(ctx, gb, pods.Items)
-	if err != nil {
-		return obs, err
-	}
-	obs.instances, obs.active, obs.standby = elected.instances, elected.active, elected.standby
-	if refused != nil {
-		return obs, refused
-	}
-	return obs, nil
+	s.observation.instances, s.observation.active, s.observation.standby = elected.instances, elected.active, elected.standby
+	return nil
 }
 
+// updateStatus writes gb's status through the shared status path; orig is
+// the cached copy it was computed from. It returns when to reconcile again
+// for a write put off (none: a Guestbook's writes are not batched).
+func (r *GuestbookReconciler) updateStatus(ctx context.Context, orig, gb *webappv1.Guestbook) (time.Duration, error) {
+	_, wait, err := r.statusWriter().Write(ctx, orig, gb)
+	return wait, err
+}
+
+// conflictRecheck is how often a Guestbook blocked by a foreign child looks
+// again: the manager caches only the children it labelled, so the removal
+// of the foreign object in the way wakes nobody.
+func (r *GuestbookReconciler) conflictRecheck() time.Duration { return r.settings().conflictRecheck }
+
 // statusWriter is the shared status path (compare, patch, a Warning when
-// the Guestbook becomes Stalled: a conflict, a missing namespace).
+// the Guestbook becomes Stalled: a conflict, a refusal, a missing
+// namespace).
 func (r *GuestbookReconciler) statusWriter() controllers.StatusWriter {
 	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*webappv1.Guestbook).Status.Conditions

@@ -147,13 +147,13 @@ type roles struct {
 	standby   []string
 }
 
-// reconcileRoles elects the active instance of gb and labels the Pods
+// labelRoles elects the active instance of gb and labels the Pods
 // accordingly. pods are read from the API server, not the cache, so that
 // the relabelling never acts on a stale view (which could leave two
 // instances active); a Pod changed since is refused by the optimistic lock
 // of setRole. Every other instance is demoted before the new active one is
 // promoted.
-func (r *GuestbookReconciler) reconcileRoles(ctx context.Context, gb *webappv1.Guestbook, pods []corev1.Pod) (roles, error) {
+func (r *GuestbookReconciler) labelRoles(ctx context.Context, gb *webappv1.Guestbook, pods []corev1.Pod) (roles, error) {
 	ins := instancesOf(gb, pods)
 	previous := labelledActive(ins)
 	active, standby := electActive(ins, previous)

@@ -18,6 +18,7 @@ package webapp
 
 import (
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -35,12 +36,10 @@ type observation struct {
 	// namespaceMissing is set when the namespace does not exist or is
 	// terminating; nothing else was observed then.
 	namespaceMissing bool
-	// conflict names the child that exists but belongs to someone else;
-	// nothing after it was observed then.
-	conflict string
-	// refused says, for a person, which child's write the API server
-	// refused and why; the workload already running is still observed.
-	refused string
+	// children holds the API server's answers to the children's reads and
+	// writes: a conflict (nothing after it was observed then) or a refusal
+	// (the workload already running was still observed).
+	children *controllers.Children
 	// size is spec.size.
 	size int32
 	// instances are the Pods of the StatefulSet, by ordinal, with the role
@@ -56,7 +55,7 @@ type observation struct {
 	statefulSet *appsv1.StatefulSet
 }
 
-func (o observation) readyReplicas() int32 {
+func (o *observation) readyReplicas() int32 {
 	var n int32
 	for _, in := range o.instances {
 		if in.Ready {
@@ -66,29 +65,49 @@ func (o observation) readyReplicas() int32 {
 	return n
 }
 
-// setStatus computes the status of gb from obs.
-func setStatus(gb *webappv1.Guestbook, obs observation) {
-	gb.Status.ObservedGeneration = gb.Generation
-	gb.Status.Active = obs.active
-	gb.Status.Standby = nil
-	if len(obs.standby) > 0 {
-		gb.Status.Standby = obs.standby
+// childrenNotReady is Ready's reason and message while a conflict or a
+// refusal holds (Children.NotReady).
+func (o *observation) childrenNotReady() (reason, message string, ok bool) {
+	if o.children == nil {
+		return "", "", false
 	}
-	gb.Status.ReadyReplicas = obs.readyReplicas()
-	setReadyCondition(gb, obs)
-	setAvailableCondition(gb, obs)
-	controllers.SetProgressConditions(&gb.Status.Conditions, readyReasonClasses, gb.Generation)
+	return o.children.NotReady()
+}
+
+// computeStatus returns the status of gb computed from obs. It never
+// changes gb: the conditions keep their lastTransitionTime from gb's
+// status while their status holds.
+func computeStatus(gb *webappv1.Guestbook, obs *observation) webappv1.GuestbookStatus {
+	status := webappv1.GuestbookStatus{
+		ObservedGeneration: gb.Generation,
+		Active:             obs.active,
+		ReadyReplicas:      obs.readyReplicas(),
+	}
+	if len(obs.standby) > 0 {
+		status.Standby = slices.Clone(obs.standby)
+	}
+	for _, t := range []string{webappv1.ConditionReady, webappv1.ConditionAvailable,
+		webappv1.ConditionReconciling, webappv1.ConditionStalled} {
+		if old := meta.FindStatusCondition(gb.Status.Conditions, t); old != nil {
+			status.Conditions = append(status.Conditions, *old)
+		}
+	}
+	for _, c := range []metav1.Condition{readyCondition(obs), availableCondition(obs)} {
+		c.ObservedGeneration = gb.Generation
+		meta.SetStatusCondition(&status.Conditions, c)
+	}
+	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, gb.Generation)
+	return status
 }
 
 // readyReasonClasses says which reasons of Ready=False the operator (or the
-// StatefulSet controller) works on, and which wait for a person.
-var readyReasonClasses = controllers.ReasonClasses{
+// StatefulSet controller) works on, and which wait for a person; the
+// children's (ResourceConflict, ApplyFailed) are the shared ones.
+var readyReasonClasses = controllers.WithChildReasons(controllers.ReasonClasses{
 	webappv1.ReasonRollingOut:        controllers.Working,
 	webappv1.ReasonInstancesNotReady: controllers.Working,
 	webappv1.ReasonNamespaceNotFound: controllers.Blocked,
-	webappv1.ReasonResourceConflict:  controllers.Blocked,
-	webappv1.ReasonApplyFailed:       controllers.Blocked,
-}
+})
 
 // statefulSetRollingOut says, for a person, how far the StatefulSet is from
 // running its current spec everywhere; empty once it does. It follows
@@ -118,22 +137,19 @@ func statefulSetRollingOut(sts *appsv1.StatefulSet) string {
 	return ""
 }
 
-// setReadyCondition sets the Ready condition of gb from obs.
-func setReadyCondition(gb *webappv1.Guestbook, obs observation) {
-	cond := metav1.Condition{Type: webappv1.ConditionReady, Status: metav1.ConditionFalse, ObservedGeneration: gb.Generation}
+// readyCondition is the Ready condition computed from obs.
+func readyCondition(obs *observation) metav1.Condition {
+	cond := metav1.Condition{Type: webappv1.ConditionReady, Status: metav1.ConditionFalse}
 	ready := obs.readyReplicas()
 	rollout := statefulSetRollingOut(obs.statefulSet)
+	reason, message, childrenNotReady := obs.childrenNotReady()
 	switch {
 	case obs.namespaceMissing:
 		cond.Reason = webappv1.ReasonNamespaceNotFound
 		cond.Message = fmt.Sprintf("Namespace %s does not exist (or is being deleted); the Guestbook starts once it is created",
 			obs.namespace)
-	case obs.conflict != "":
-		cond.Reason = webappv1.ReasonResourceConflict
-		cond.Message = obs.conflict
-	case obs.refused != "":
-		cond.Reason = webappv1.ReasonApplyFailed
-		cond.Message = obs.refused
+	case childrenNotReady:
+		cond.Reason, cond.Message = reason, message
 	case rollout != "":
 		cond.Reason = webappv1.ReasonRollingOut
 		cond.Message = fmt.Sprintf("%s; %d of %d instances ready", rollout, ready, obs.size)
@@ -145,19 +161,22 @@ func setReadyCondition(gb *webappv1.Guestbook, obs observation) {
 		cond.Reason = webappv1.ReasonInstancesReady
 		cond.Message = fmt.Sprintf("%d of %d instances ready, %s active", ready, obs.size, obs.active)
 	}
-	meta.SetStatusCondition(&gb.Status.Conditions, cond)
+	return cond
 }
 
-// setAvailableCondition sets the Available condition of gb from obs.
-func setAvailableCondition(gb *webappv1.Guestbook, obs observation) {
-	cond := metav1.Condition{Type: webappv1.ConditionAvailable, Status: metav1.ConditionFalse, ObservedGeneration: gb.Generation}
+// availableCondition is the Available condition computed from obs. A
+// refused write leaves it as the running instances make it: an active
+// instance still serves.
+func availableCondition(obs *observation) metav1.Condition {
+	cond := metav1.Condition{Type: webappv1.ConditionAvailable, Status: metav1.ConditionFalse}
+	reason, message, _ := obs.childrenNotReady()
 	switch {
 	case obs.namespaceMissing:
 		cond.Reason = webappv1.ReasonNamespaceNotFound
 		cond.Message = fmt.Sprintf("Namespace %s does not exist", obs.namespace)
-	case obs.conflict != "":
-		cond.Reason = webappv1.ReasonResourceConflict
-		cond.Message = obs.conflict
+	case reason == webappv1.ReasonResourceConflict:
+		// Nothing past the conflict was observed: no election ran.
+		cond.Reason, cond.Message = reason, message
 	case obs.active == "":
 		cond.Reason = webappv1.ReasonNoReadyInstance
 		cond.Message = "No instance is ready"
@@ -166,5 +185,5 @@ func setAvailableCondition(gb *webappv1.Guestbook, obs observation) {
 		cond.Reason = webappv1.ReasonActiveInstanceServing
 		cond.Message = fmt.Sprintf("Pod %s/%s serves", obs.namespace, obs.active)
 	}
-	meta.SetStatusCondition(&gb.Status.Conditions, cond)
+	return cond
 }

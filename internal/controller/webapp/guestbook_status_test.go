@@ -17,18 +17,24 @@ limitations under the License.
 package webapp
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 // kstatusOf is what Flux, kpt and Config Sync compute from obj.
@@ -63,6 +69,26 @@ func readyInstances(ready ...bool) []instance {
 	return out
 }
 
+// noAnswer is a reconcile's children all applied.
+func noAnswer() *controllers.Children { return &controllers.Children{Kind: "Guestbook"} }
+
+// conflict is a reconcile's children with an object in a child's place.
+func conflict(name string) *controllers.Children {
+	return &controllers.Children{Kind: "Guestbook", Conflicts: []string{name}}
+}
+
+// refused is a reconcile's children with the StatefulSet's write refused.
+func refused(err error) *controllers.Children {
+	return &controllers.Children{Kind: "Guestbook", Refusal: &controllers.Refusal{Kind: "StatefulSet", Err: err}}
+}
+
+var (
+	quotaExceeded = apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "statefulsets"}, "gb",
+		errors.New("exceeded quota: compute"))
+	invalidSpec = apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "StatefulSet"}, "gb",
+		field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), -1, "must be non-negative")})
+)
+
 var conditionTests = []struct {
 	name          string
 	obs           observation
@@ -74,21 +100,21 @@ var conditionTests = []struct {
 }{
 	{
 		name:         "namespace missing",
-		obs:          observation{namespace: "ns", namespaceMissing: true, size: 3},
+		obs:          observation{namespace: "ns", namespaceMissing: true, size: 3, children: noAnswer()},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonNamespaceNotFound, wantAvailable: metav1.ConditionFalse, wantAvailWhy: webappv1.ReasonNamespaceNotFound,
 		wantKStatus: kstatus.FailedStatus,
 	},
 	{
 		name:         "conflict",
-		obs:          observation{namespace: "ns", conflict: "StatefulSet ns/gb exists", size: 3},
+		obs:          observation{namespace: "ns", children: conflict("StatefulSet ns/gb (it has no controller)"), size: 3},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonResourceConflict, wantAvailable: metav1.ConditionFalse, wantAvailWhy: webappv1.ReasonResourceConflict,
 		wantKStatus: kstatus.FailedStatus,
 	},
 	{
 		name:         "a child refused by the API server, nothing running",
-		obs:          observation{namespace: "ns", refused: "The API server refused the StatefulSet: exceeded quota", size: 3},
+		obs:          observation{namespace: "ns", children: refused(quotaExceeded), size: 3},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonApplyFailed, wantAvailable: metav1.ConditionFalse, wantAvailWhy: webappv1.ReasonNoReadyInstance,
 		wantKStatus: kstatus.FailedStatus,
@@ -97,7 +123,7 @@ var conditionTests = []struct {
 		// The running instances are still observed and elected: the
 		// refusal is reported beside them, and the Guestbook serves.
 		name: "a child refused by the API server, instances running",
-		obs: observation{namespace: "ns", refused: "The API server refused the StatefulSet: exceeded quota", size: 3,
+		obs: observation{namespace: "ns", children: refused(quotaExceeded), size: 3,
 			instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
 			statefulSet: statefulSet(3, nil)},
 		wantReady:    metav1.ConditionFalse,
@@ -105,29 +131,38 @@ var conditionTests = []struct {
 		wantKStatus: kstatus.FailedStatus,
 	},
 	{
+		// Invalid is also a refusal: only a new spec changes it.
+		name: "a child refused as invalid, instances running",
+		obs: observation{namespace: "ns", children: refused(invalidSpec), size: 1,
+			instances: readyInstances(true), active: "gb-0", statefulSet: statefulSet(1, nil)},
+		wantReady:    metav1.ConditionFalse,
+		wantReadyWhy: webappv1.ReasonApplyFailed, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
+		wantKStatus: kstatus.FailedStatus,
+	},
+	{
 		name:         "no pods yet",
-		obs:          observation{namespace: "ns", size: 3},
+		obs:          observation{namespace: "ns", children: noAnswer(), size: 3},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonInstancesNotReady, wantAvailable: metav1.ConditionFalse, wantAvailWhy: webappv1.ReasonNoReadyInstance,
 		wantKStatus: kstatus.InProgressStatus,
 	},
 	{
 		name:         "some ready, one active",
-		obs:          observation{namespace: "ns", size: 3, instances: readyInstances(true, false, true), active: "gb-0", standby: []string{"gb-1", "gb-2"}},
+		obs:          observation{namespace: "ns", children: noAnswer(), size: 3, instances: readyInstances(true, false, true), active: "gb-0", standby: []string{"gb-1", "gb-2"}},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonInstancesNotReady, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
 		wantKStatus: kstatus.InProgressStatus,
 	},
 	{
 		name:         "all ready but more pods than size (scaling down)",
-		obs:          observation{namespace: "ns", size: 2, instances: readyInstances(true, true, true), active: "gb-0", standby: []string{"gb-1", "gb-2"}},
+		obs:          observation{namespace: "ns", children: noAnswer(), size: 2, instances: readyInstances(true, true, true), active: "gb-0", standby: []string{"gb-1", "gb-2"}},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonInstancesNotReady, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
 		wantKStatus: kstatus.InProgressStatus,
 	},
 	{
 		name: "all ready but the StatefulSet has not seen the new spec",
-		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+		obs: observation{namespace: "ns", children: noAnswer(), size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
 			statefulSet: statefulSet(3, func(st *appsv1.StatefulSetStatus) { st.ObservedGeneration = 2 })},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonRollingOut, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
@@ -135,7 +170,7 @@ var conditionTests = []struct {
 	},
 	{
 		name: "all ready but an instance runs the old revision",
-		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+		obs: observation{namespace: "ns", children: noAnswer(), size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
 			statefulSet: statefulSet(3, func(st *appsv1.StatefulSetStatus) { st.UpdatedReplicas, st.UpdateRevision = 2, "gb-3" })},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonRollingOut, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
@@ -143,7 +178,7 @@ var conditionTests = []struct {
 	},
 	{
 		name: "all updated but the update revision is not yet current",
-		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+		obs: observation{namespace: "ns", children: noAnswer(), size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
 			statefulSet: statefulSet(3, func(st *appsv1.StatefulSetStatus) { st.UpdateRevision = "gb-3" })},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonRollingOut, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
@@ -151,7 +186,7 @@ var conditionTests = []struct {
 	},
 	{
 		name: "rolling out and an instance not ready",
-		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, false), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+		obs: observation{namespace: "ns", children: noAnswer(), size: 3, instances: readyInstances(true, true, false), active: "gb-1", standby: []string{"gb-0", "gb-2"},
 			statefulSet: statefulSet(3, func(st *appsv1.StatefulSetStatus) { st.UpdatedReplicas, st.UpdateRevision = 1, "gb-3" })},
 		wantReady:    metav1.ConditionFalse,
 		wantReadyWhy: webappv1.ReasonRollingOut, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
@@ -159,7 +194,7 @@ var conditionTests = []struct {
 	},
 	{
 		name: "all ready",
-		obs: observation{namespace: "ns", size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
+		obs: observation{namespace: "ns", children: noAnswer(), size: 3, instances: readyInstances(true, true, true), active: "gb-1", standby: []string{"gb-0", "gb-2"},
 			statefulSet: statefulSet(3, nil)},
 		wantReady:    metav1.ConditionTrue,
 		wantReadyWhy: webappv1.ReasonInstancesReady, wantAvailable: metav1.ConditionTrue, wantAvailWhy: webappv1.ReasonActiveInstanceServing,
@@ -167,48 +202,61 @@ var conditionTests = []struct {
 	},
 }
 
-func TestSetReadyCondition(t *testing.T) {
+// TestComputeStatusConditions checks Ready and Available for every
+// observation: their status, reason, generation, and a message for a
+// person. A conflict or a refusal takes Ready's reason and message from
+// the children's answers (Children.NotReady).
+func TestComputeStatusConditions(t *testing.T) {
 	for _, tt := range conditionTests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			gb := &webappv1.Guestbook{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
-			setReadyCondition(gb, tt.obs)
-			c := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionReady)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(tt.wantReady))
-			g.Expect(c.Reason).To(Equal(tt.wantReadyWhy))
-			g.Expect(c.ObservedGeneration).To(Equal(int64(4)))
-			g.Expect(c.Message).NotTo(BeEmpty())
+			status := computeStatus(gb, &tt.obs)
+			ready := meta.FindStatusCondition(status.Conditions, webappv1.ConditionReady)
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Status).To(Equal(tt.wantReady))
+			g.Expect(ready.Reason).To(Equal(tt.wantReadyWhy))
+			g.Expect(ready.ObservedGeneration).To(Equal(int64(4)))
+			g.Expect(ready.Message).NotTo(BeEmpty())
+			if reason, message, ok := tt.obs.children.NotReady(); ok && !tt.obs.namespaceMissing {
+				g.Expect(ready.Reason).To(Equal(reason))
+				g.Expect(ready.Message).To(Equal(message))
+			}
+			available := meta.FindStatusCondition(status.Conditions, webappv1.ConditionAvailable)
+			g.Expect(available).NotTo(BeNil())
+			g.Expect(available.Status).To(Equal(tt.wantAvailable))
+			g.Expect(available.Reason).To(Equal(tt.wantAvailWhy))
+			g.Expect(available.ObservedGeneration).To(Equal(int64(4)))
+			g.Expect(available.Message).NotTo(BeEmpty())
 		})
 	}
 }
 
-func TestSetAvailableCondition(t *testing.T) {
-	for _, tt := range conditionTests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			gb := &webappv1.Guestbook{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
-			setAvailableCondition(gb, tt.obs)
-			c := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionAvailable)
-			g.Expect(c).NotTo(BeNil())
-			g.Expect(c.Status).To(Equal(tt.wantAvailable))
-			g.Expect(c.Reason).To(Equal(tt.wantAvailWhy))
-			g.Expect(c.Message).NotTo(BeEmpty())
-		})
+func TestComputeStatusMessages(t *testing.T) {
+	g := NewWithT(t)
+	gb := &webappv1.Guestbook{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	status := computeStatus(gb, &observation{namespace: "ns", size: 1, children: refused(quotaExceeded)})
+	g.Expect(meta.FindStatusCondition(status.Conditions, webappv1.ConditionReady).Message).To(
+		Equal(`The API server refused the StatefulSet: statefulsets.apps "gb" is forbidden: exceeded quota: compute`))
+	status = computeStatus(gb, &observation{namespace: "ns", size: 1, children: conflict("StatefulSet ns/gb (it has no controller)")})
+	for _, t := range []string{webappv1.ConditionReady, webappv1.ConditionAvailable} {
+		g.Expect(meta.FindStatusCondition(status.Conditions, t).Message).To(Equal(
+			"StatefulSet ns/gb (it has no controller) exists and is not controlled by this Guestbook; the operator leaves it untouched"))
 	}
 }
 
-// TestSetStatusKStatus checks what GitOps tools make of every status:
+// TestComputeStatusKStatus checks what GitOps tools make of every status:
 // Reconciling or Stalled carry Ready's reason, exist only while True, and
 // kstatus reports Current, InProgress or Failed.
-func TestSetStatusKStatus(t *testing.T) {
+func TestComputeStatusKStatus(t *testing.T) {
 	for _, tt := range conditionTests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			gb := &webappv1.Guestbook{ObjectMeta: metav1.ObjectMeta{Name: "gb", Generation: 4}}
 			gb.SetGroupVersionKind(webappv1.GroupVersion.WithKind("Guestbook"))
-			setStatus(gb, tt.obs)
+			gb.Status = computeStatus(gb, &tt.obs)
 			g.Expect(kstatusOf(g, gb)).To(Equal(tt.wantKStatus))
+			g.Expect(testutil.StatusInvariants(toUnstructured(g, gb))).To(BeEmpty())
 
 			reconciling := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionReconciling)
 			stalled := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionStalled)
@@ -267,33 +315,55 @@ func TestStatefulSetRollingOut(t *testing.T) {
 	}
 }
 
-func TestSetStatus(t *testing.T) {
+func TestComputeStatus(t *testing.T) {
 	g := NewWithT(t)
 	gb := &webappv1.Guestbook{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
 	gb.Status.Standby = []string{"stale"}
-	obs := observation{namespace: "ns", size: 2, instances: readyInstances(true, false), active: "gb-0", standby: []string{"gb-1"}}
-	setStatus(gb, obs)
+	obs := observation{namespace: "ns", size: 2, children: noAnswer(), instances: readyInstances(true, false),
+		active: "gb-0", standby: []string{"gb-1"}}
+	before := gb.DeepCopy()
+	gb.Status = computeStatus(gb, &obs)
+	g.Expect(before.Status.Standby).To(Equal([]string{"stale"}), "computeStatus returns a new status")
 	g.Expect(gb.Status.Active).To(Equal("gb-0"))
 	g.Expect(gb.Status.Standby).To(Equal([]string{"gb-1"}))
 	g.Expect(gb.Status.ReadyReplicas).To(Equal(int32(1)))
 	g.Expect(gb.Status.ObservedGeneration).To(Equal(int64(2)))
 
-	// The transition time only moves when the status changes.
+	// The transition time only moves when the status changes, and gb is
+	// left as it was.
 	past := metav1.NewTime(time.Now().Add(-time.Hour).Truncate(time.Second))
 	for i := range gb.Status.Conditions {
 		gb.Status.Conditions[i].LastTransitionTime = past
 	}
+	before = gb.DeepCopy()
 	obs.instances = readyInstances(true, true)
-	setStatus(gb, obs)
-	ready := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionReady)
-	available := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionAvailable)
+	status := computeStatus(gb, &obs)
+	g.Expect(gb).To(Equal(before), "computeStatus never changes gb")
+	ready := meta.FindStatusCondition(status.Conditions, webappv1.ConditionReady)
+	available := meta.FindStatusCondition(status.Conditions, webappv1.ConditionAvailable)
 	g.Expect(ready.Status).To(Equal(metav1.ConditionTrue))
 	g.Expect(ready.LastTransitionTime).NotTo(Equal(past))
 	g.Expect(available.LastTransitionTime).To(Equal(past))
+	g.Expect(meta.FindStatusCondition(status.Conditions, webappv1.ConditionReconciling)).To(BeNil(), "removed once Ready")
+	gb.Status = status
 
 	// Nothing observed: no active, no standby (nil, not empty).
-	setStatus(gb, observation{namespace: "ns", namespaceMissing: true, size: 2})
-	g.Expect(gb.Status.Active).To(BeEmpty())
-	g.Expect(gb.Status.Standby).To(BeNil())
-	g.Expect(gb.Status.ReadyReplicas).To(BeZero())
+	status = computeStatus(gb, &observation{namespace: "ns", namespaceMissing: true, size: 2, children: noAnswer()})
+	g.Expect(status.Active).To(BeEmpty())
+	g.Expect(status.Standby).To(BeNil())
+	g.Expect(status.ReadyReplicas).To(BeZero())
+	g.Expect(status.Conditions).To(HaveLen(3), "Ready, Available, Stalled")
+}
+
+// TestConditionsDocAgrees checks docs/conditions.md's Guestbook table
+// against the reasons of Ready=False the code sets and their class.
+func TestConditionsDocAgrees(t *testing.T) {
+	testutil.ExpectConditionsDoc(t, "Guestbook", readyReasonClasses)
+}
+
+// toUnstructured is obj as the API server would hold it.
+func toUnstructured(g Gomega, obj runtime.Object) *unstructured.Unstructured {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	g.Expect(err).NotTo(HaveOccurred())
+	return &unstructured.Unstructured{Object: u}
 }
