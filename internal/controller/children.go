@@ -167,7 +167,8 @@ func (c *Children) NotReady() (reason, message string, ok bool) {
 	return "", "", false
 }
 
-// RecordEvents logs the children this reconcile wrote and records one
+// RecordEvents logs the children this reconcile wrote ("Applied children",
+// the line test/chaos counts to prove there were never two leaders) and records one
 // Normal event, reason Updated, when it changed existing ones (a new spec,
 // or a child someone else had changed put back). Creating the children is
 // the expected outcome of creating the parent: Ready tells it, and an
@@ -175,10 +176,10 @@ func (c *Children) NotReady() (reason, message string, ok bool) {
 func (c *Children) RecordEvents(ctx context.Context, recorder events.EventRecorder) {
 	log := ctrl.LoggerFrom(ctx)
 	if len(c.Created) > 0 {
-		log.Info("Created children", "kinds", c.Created)
+		log.Info("Applied children", "reason", "Created", "kinds", c.Created)
 	}
 	if len(c.Updated) > 0 {
-		log.Info("Updated children", "kinds", c.Updated)
+		log.Info("Applied children", "reason", ReasonUpdated, "kinds", c.Updated)
 		recorder.Eventf(c.Parent, nil, corev1.EventTypeNormal, ReasonUpdated, "Apply",
 			"Updated %s %s", strings.Join(c.Updated, " and "), c.Parent.GetName())
 	}

@@ -342,7 +342,7 @@ type logLine struct {
 
 // writeMessages are the Info lines logged after each write to a child: only
 // a leader writes.
-var writeMessages = []string{"Applied children", "Created ConfigMap", "Updated ConfigMap"}
+var writeMessages = []string{"Applied children"}
 
 // runWrites is when one run of a replica wrote children: its first and
 // last write.
