@@ -19,20 +19,23 @@ package v1
 import (
 	"context"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 )
 
 // FuzzGuestbook checks the Guestbook defaulter and validator against
-// arbitrary specs: no panic, validation deterministic and read-only, an
-// unchanged spec always passing an update, a moved namespace always
-// rejected, defaulting idempotent. Plain `go test` runs the seeds;
-// `make fuzz` explores.
+// arbitrary specs: no panic, validation deterministic and read-only, the
+// verdict on the defaulted Guestbook (what admission validates) the API
+// server's (a dry-run create: the CRD's schema and CEL rules, written
+// apart from the validator), a refusal an Invalid error naming fields the
+// object holds, an unchanged spec always passing an update, a moved
+// namespace always rejected, defaulting idempotent. Plain `go test` runs
+// the seeds; `make fuzz` explores.
 func FuzzGuestbook(f *testing.F) {
 	f.Add(int32(3), "gb-config", "Phone", "default", "default", int32(3))
 	f.Add(int32(1), "c", "", "", "", int32(0))
@@ -40,35 +43,61 @@ func FuzzGuestbook(f *testing.F) {
 	f.Add(int32(11), "Conf.ig", "phone", "Team-A", "", int32(-1))
 	f.Add(int32(-2147483648), "", "Address", "kube-system", "default", int32(10))
 	f.Add(int32(10), "cm", "Name", "名前", "default", int32(10))
+	f.Add(int32(10), "fifteen-chars-x", "Address", strings.Repeat("n", 63), "", int32(1))
+	f.Add(int32(1), "sixteen-chars-xx", "", strings.Repeat("n", 64), "", int32(1))
 	f.Fuzz(func(t *testing.T, size int32, cm, alias, ns, oldNs string, oldSize int32) {
-		gb := &webappv1.Guestbook{
+		ctx := context.Background()
+		// As the webhooks receive it, through JSON.
+		gb := viaJSON(t, &webappv1.Guestbook{
 			ObjectMeta: metav1.ObjectMeta{Name: "gb"},
 			Spec: webappv1.GuestbookSpec{
 				Size: size, ConfigMapName: cm, Type: webappv1.GuestbookAlias(alias), Namespace: ns,
 			},
-		}
+		})
 		old := gb.DeepCopy()
 		old.Spec.Namespace, old.Spec.Size = oldNs, oldSize
+		old = viaJSON(t, old)
 
-		before := gb.DeepCopy()
-		errs := validateGuestbook(gb)
-		if again := validateGuestbook(gb); !reflect.DeepEqual(errs, again) {
-			t.Fatalf("validation is not deterministic:\n%v\n%v", errs, again)
+		defaulted := gb.DeepCopy()
+		if err := (&GuestbookDefaulter{}).Default(ctx, defaulted); err != nil {
+			t.Fatalf("Default: %v", err)
 		}
-		if !reflect.DeepEqual(before, gb) {
+		v := &GuestbookValidator{}
+		before := defaulted.DeepCopy()
+		_, err := v.ValidateCreate(ctx, defaulted)
+		if _, again := v.ValidateCreate(ctx, defaulted); !reflect.DeepEqual(err, again) {
+			t.Fatalf("validation is not deterministic:\n%v\n%v", err, again)
+		}
+		if !reflect.DeepEqual(before, defaulted) {
 			t.Fatal("validation changed its input")
 		}
-		if same := validateGuestbookUpdate(gb, gb.DeepCopy()); len(same) > 0 {
-			t.Fatalf("an update changing nothing is rejected: %v", same)
+
+		serverErr := dryRunCreate(t, defaulted)
+		switch {
+		case err == nil && serverErr != nil:
+			t.Fatalf("the validator accepts %+v, the API server refuses it: %v", defaulted.Spec, serverErr)
+		case err != nil && serverErr == nil:
+			t.Fatalf("the validator refuses %+v, which the API server accepts: %v", defaulted.Spec, err)
+		case err != nil:
+			expectFieldsIn(t, err, defaulted)
+			server := invalidFields(t, "the API server", serverErr)
+			for _, field := range invalidFields(t, "the validator", err) {
+				if !slices.Contains(server, field) {
+					t.Fatalf("the validator refuses %s, the API server does not (it refuses %v):\n%v", field, server, err)
+				}
+			}
 		}
-		upd := validateGuestbookUpdate(old, gb)
-		moved := oldNs != "" && ns != oldNs
-		if moved != hasError(upd, field.ErrorTypeInvalid, "spec.namespace", msgImmutable) {
-			t.Fatalf("namespace %q -> %q: update errors %v", oldNs, ns, upd)
+
+		if _, err := v.ValidateUpdate(ctx, defaulted.DeepCopy(), defaulted); err != nil {
+			t.Fatalf("an update changing nothing is rejected: %v", err)
 		}
-		_, err := (&GuestbookValidator{}).ValidateCreate(context.Background(), gb)
-		if (err != nil) != (len(errs) > 0) || (err != nil && !apierrors.IsInvalid(err)) {
-			t.Fatalf("ValidateCreate returned %v for rule errors %v", err, errs)
+		_, upd := v.ValidateUpdate(ctx, old, defaulted)
+		moved := old.Spec.Namespace != "" && defaulted.Spec.Namespace != old.Spec.Namespace
+		switch {
+		case moved && (upd == nil || !slices.Contains(invalidFields(t, "the validator", upd), "spec.namespace")):
+			t.Fatalf("namespace %q -> %q: update judged %v", old.Spec.Namespace, defaulted.Spec.Namespace, upd)
+		case !moved && old.Spec != defaulted.Spec && !reflect.DeepEqual(upd, err):
+			t.Fatalf("an update keeping the namespace is judged %v, a create %v", upd, err)
 		}
 
 		once := gb.DeepCopy()
@@ -78,24 +107,11 @@ func FuzzGuestbook(f *testing.F) {
 		if !reflect.DeepEqual(once, twice) {
 			t.Fatalf("defaulting is not idempotent: %+v then %+v", once.Spec, twice.Spec)
 		}
-		if once.Spec.Namespace == "" || (ns != "" && once.Spec.Namespace != ns) {
-			t.Fatalf("namespace %q defaulted to %q", ns, once.Spec.Namespace)
+		if once.Spec.Namespace == "" || (gb.Spec.Namespace != "" && once.Spec.Namespace != gb.Spec.Namespace) {
+			t.Fatalf("namespace %q defaulted to %q", gb.Spec.Namespace, once.Spec.Namespace)
 		}
-		viaWebhook := gb.DeepCopy()
-		if err := (&GuestbookDefaulter{}).Default(context.Background(), viaWebhook); err != nil {
-			t.Fatalf("Default: %v", err)
-		}
-		if !reflect.DeepEqual(once, viaWebhook) {
-			t.Fatalf("the webhook defaults differently: %+v, %+v", once.Spec, viaWebhook.Spec)
+		if !reflect.DeepEqual(once, defaulted) {
+			t.Fatalf("the webhook defaults differently: %+v, %+v", once.Spec, defaulted.Spec)
 		}
 	})
-}
-
-func hasError(errs field.ErrorList, typ field.ErrorType, path, detail string) bool {
-	for _, e := range errs {
-		if e.Type == typ && e.Field == path && e.Detail == detail {
-			return true
-		}
-	}
-	return false
 }
