@@ -19,12 +19,16 @@ package v1
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -36,6 +40,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/apply"
+	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 )
 
 // appInput is what FuzzApplication builds an Application from: the fields
@@ -106,8 +112,9 @@ func (in appInput) build() (app, old *sunappsv1.Application) {
 // FuzzApplication checks the Application defaulter and validator against
 // arbitrary specs: no panic, validation deterministic and read-only, an
 // unchanged spec always passes an update, defaulting idempotent and doing
-// what it promises, the exported webhook agreeing with the rules. Plain
-// `go test` runs the seeds; `make fuzz` explores.
+// what it promises, and the webhook's verdict on the defaulted Application
+// the API server's (checkApplicationAgainstAPIServer). Plain `go test`
+// runs the seeds; `make fuzz` explores.
 func FuzzApplication(f *testing.F) {
 	seeds := []appInput{
 		// config/samples/apps_v1_application.yaml
@@ -149,6 +156,7 @@ func FuzzApplication(f *testing.F) {
 			p2Port: p2Port, oldSelVal: oldSelVal, replicasUnsetInSpec: replicasUnset,
 		}.build()
 		checkApplicationValidation(t, app, old)
+		checkApplicationAgainstAPIServer(t, app)
 		checkApplicationDefaulting(t, app, nil)
 		if old != nil {
 			checkApplicationDefaulting(t, app, old)
@@ -169,12 +177,6 @@ func checkApplicationValidation(t *testing.T, app, old *sunappsv1.Application) {
 	if same := validateApplicationUpdate(app, app.DeepCopy()); len(same) > 0 {
 		t.Fatalf("an update leaving the spec unchanged is rejected: %v", same)
 	}
-	// The exported webhook rejects exactly when the rules do, with the
-	// API's Invalid error.
-	_, err := (&ApplicationValidator{}).ValidateCreate(context.Background(), app)
-	if (err != nil) != (len(errs) > 0) || (err != nil && !apierrors.IsInvalid(err)) {
-		t.Fatalf("ValidateCreate returned %v for rule errors %v", err, errs)
-	}
 	if old == nil {
 		return
 	}
@@ -186,6 +188,93 @@ func checkApplicationValidation(t *testing.T, app, old *sunappsv1.Application) {
 	if len(errs) > 0 && !equality.Semantic.DeepEqual(old.Spec, app.Spec) && len(upd) < len(errs) {
 		t.Fatalf("update validation %v misses create errors %v", upd, errs)
 	}
+}
+
+// checkApplicationAgainstAPIServer defaults app and validates it as
+// admission does (the exported webhooks, on create), then asks the API
+// server (envtest, no webhook installed) instead of the validator's rules:
+// an accepted Application must be accepted by a dry-run create (CRD schema
+// and CEL rules; metadata.name aside, which the API server checks before
+// any validating webhook sees the object), and so must the Deployment and
+// the Service the operator makes of it; a refused one must be refused with
+// an Invalid error naming fields it holds.
+func checkApplicationAgainstAPIServer(t *testing.T, app *sunappsv1.Application) {
+	t.Helper()
+	ctx := context.Background()
+	defaulted := viaJSON(t, app)
+	req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: admissionv1.Create}}
+	if err := (&ApplicationDefaulter{}).Default(admission.NewContextWithRequest(ctx, req), defaulted); err != nil {
+		t.Fatalf("Default: %v", err)
+	}
+	if _, err := (&ApplicationValidator{}).ValidateCreate(ctx, defaulted); err != nil {
+		expectFieldsIn(t, err, defaulted)
+		return
+	}
+	if err := dryRunCreate(t, defaulted); err != nil {
+		var status apierrors.APIStatus
+		if !errors.As(err, &status) || status.Status().Details == nil {
+			t.Fatalf("the API server refused with %v, naming nothing", err)
+		}
+		for _, c := range status.Status().Details.Causes {
+			if !strings.HasPrefix(c.Field, "metadata.name") && !strings.Contains(c.Message, "metadata.name") {
+				t.Fatalf("the validator accepts %s, the API server refuses it: %v\nspec: %+v", defaulted.Name, err, defaulted.Spec)
+			}
+		}
+		return
+	}
+	deployment, service := applicationChildren(defaulted)
+	if err := dryRunCreate(t, deployment); err != nil {
+		t.Fatalf("the validator accepts Application %s, the API server refuses its Deployment: %v\nspec: %+v",
+			defaulted.Name, err, deployment.Spec)
+	}
+	if service != nil {
+		if err := dryRunCreate(t, service); err != nil {
+			t.Fatalf("the validator accepts Application %s, the API server refuses its Service: %v\nspec: %+v",
+				defaulted.Name, err, service.Spec)
+		}
+	}
+}
+
+// applicationChildren is the Deployment and the Service (nil without
+// ports) the operator makes of a new, defaulted Application
+// (internal/controller/apps: desiredDeployment, desiredService and
+// applicationSelector, unexported there; owner references left out, as
+// the Application is not stored).
+func applicationChildren(app *sunappsv1.Application) (*appsv1.Deployment, *corev1.Service) {
+	selector := app.Spec.Deployment.Selector
+	if sunappsv1.IsEmptySelector(selector) {
+		selector = &metav1.LabelSelector{MatchLabels: map[string]string{appscontroller.ApplicationLabel: app.Name}}
+	}
+	meta := metav1.ObjectMeta{Name: app.Name, Namespace: app.Namespace, Labels: map[string]string{
+		apply.ManagedByLabel: apply.ManagedByValue, appscontroller.ApplicationLabel: app.Name,
+	}}
+	spec := app.Spec.Deployment.DeepCopy()
+	template := spec.Template
+	if template.Labels == nil {
+		template.Labels = map[string]string{}
+	}
+	maps.Copy(template.Labels, selector.MatchLabels)
+	deployment := &appsv1.Deployment{
+		ObjectMeta: meta,
+		Spec: appsv1.DeploymentSpec{
+			Replicas: spec.Replicas, Selector: selector.DeepCopy(), Template: template, Strategy: spec.Strategy,
+			MinReadySeconds: spec.MinReadySeconds, RevisionHistoryLimit: spec.RevisionHistoryLimit, Paused: spec.Paused,
+			ProgressDeadlineSeconds: spec.ProgressDeadlineSeconds,
+		},
+	}
+	if len(app.Spec.Service.Ports) == 0 {
+		return deployment, nil
+	}
+	svc := app.Spec.Service.ServiceSpec.DeepCopy()
+	if len(svc.Selector) == 0 {
+		svc.Selector = maps.Clone(selector.MatchLabels)
+	}
+	for i := range svc.Ports {
+		if svc.Ports[i].TargetPort == (intstr.IntOrString{}) {
+			svc.Ports[i].TargetPort = intstr.FromInt32(svc.Ports[i].Port)
+		}
+	}
+	return deployment, &corev1.Service{ObjectMeta: *meta.DeepCopy(), Spec: *svc}
 }
 
 // checkApplicationDefaulting defaults app (on create when old is nil, on
