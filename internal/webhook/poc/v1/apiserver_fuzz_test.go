@@ -188,8 +188,9 @@ func invalidFields(t *testing.T, who string, err error) []string {
 	return fields
 }
 
-// expectFieldsIn fails the test unless every field path the refusal err
-// names exists in obj, as the JSON the API server would receive.
+// expectFieldsIn fails the test unless the refusal err names fields of
+// obj, as the JSON the API server would receive: each path must lead to a
+// value, or, for a required value, to the object that should hold it.
 func expectFieldsIn(t *testing.T, err error, obj any) {
 	t.Helper()
 	data, jerr := json.Marshal(obj)
@@ -200,11 +201,32 @@ func expectFieldsIn(t *testing.T, err error, obj any) {
 	if jerr := json.Unmarshal(data, &doc); jerr != nil {
 		t.Fatal(jerr)
 	}
-	for _, path := range invalidFields(t, "the validator", err) {
+	invalidFields(t, "the validator", err)
+	var status apierrors.APIStatus
+	errors.As(err, &status)
+	for _, c := range status.Status().Details.Causes {
+		path := c.Field
+		if c.Type == metav1.CauseTypeFieldValueRequired {
+			path = parentPath(path)
+		}
 		if !pathExists(doc, path) {
-			t.Fatalf("the validator's refusal names %s, which the input does not hold:\n%v\ninput: %s", path, err, data)
+			t.Fatalf("the validator's refusal names %s (%s), which the input does not hold:\n%v\ninput: %s",
+				c.Field, c.Type, err, data)
 		}
 	}
+}
+
+// parentPath is path without its last element (a.b[0].c: a.b[0]).
+func parentPath(path string) string {
+	if strings.HasSuffix(path, "]") {
+		if i := strings.LastIndex(path, "["); i >= 0 {
+			return path[:i]
+		}
+	}
+	if i := strings.LastIndexAny(path, ".["); i >= 0 {
+		return path[:i]
+	}
+	return ""
 }
 
 // pathExists tells whether path (a field.Path: a.b[0].c, m[key]) leads to
@@ -216,12 +238,12 @@ func pathExists(doc any, path string) bool {
 	}
 	switch v := doc.(type) {
 	case map[string]any:
-		rest, bracket := strings.CutPrefix(path, "[")
+		remaining, bracket := strings.CutPrefix(path, "[")
 		if !bracket {
-			rest = strings.TrimPrefix(path, ".")
+			remaining = strings.TrimPrefix(path, ".")
 		}
 		for key, child := range v {
-			after, ok := strings.CutPrefix(rest, key)
+			after, ok := strings.CutPrefix(remaining, key)
 			if !ok {
 				continue
 			}
