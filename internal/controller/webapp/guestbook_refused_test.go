@@ -34,27 +34,29 @@ import (
 )
 
 // frozenMessage is the message of the admission policy that refuses the
-// StatefulSet's updates.
-const frozenMessage = "StatefulSets of this namespace are frozen for the audit"
+// Guestbook's writes.
+const frozenMessage = "Writes in this namespace are frozen for the audit"
 
-// freezeStatefulSet makes the API server refuse (Forbidden) every update of
-// the StatefulSet namespace/name, with a ValidatingAdmissionPolicy and its
-// binding, and waits until it does. The returned function lifts the
-// refusal, and waits until the API server accepts updates again.
-func freezeStatefulSet(t *testing.T, g *WithT, namespace, name string) (thaw func()) {
+// refuseWrites makes the API server refuse (Forbidden) the operation op of
+// the object name of resource (group/v1) in namespace, with a
+// ValidatingAdmissionPolicy and its binding, and waits until probe, a
+// dry-run of that write, is refused. The returned function lifts the
+// refusal, and waits until probe is accepted.
+func refuseWrites(t *testing.T, g *WithT, namespace, group, resource string, op admissionregistrationv1.OperationType,
+	name string, probe func() error) (lift func()) {
 	t.Helper()
 	ctx := context.Background()
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "freeze-" + namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: "freeze-" + resource + "-" + namespace},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			FailurePolicy: new(admissionregistrationv1.Fail),
 			MatchConstraints: &admissionregistrationv1.MatchResources{
 				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: namespace}},
 				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
 					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-						Rule: admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"},
-							Resources: []string{"statefulsets"}},
+						Operations: []admissionregistrationv1.OperationType{op},
+						Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"v1"},
+							Resources: []string{resource}},
 					},
 				}},
 			},
@@ -80,25 +82,30 @@ func freezeStatefulSet(t *testing.T, g *WithT, namespace, name string) (thaw fun
 	}
 	t.Cleanup(deleteBoth)
 
-	// The API server loads policies asynchronously: wait until a dry-run
-	// update of the StatefulSet is refused (or accepted, to thaw).
-	dryRunUpdate := func() error {
-		sts := &appsv1.StatefulSet{}
-		if err := k8sClient.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, sts); err != nil {
-			return err
-		}
-		metav1.SetMetaDataAnnotation(&sts.ObjectMeta, "test.sunstrider.cn/probe", "1")
-		return k8sClient.Update(ctx, sts, client.DryRunAll)
-	}
+	// The API server loads policies asynchronously.
 	g.Eventually(func(g Gomega) {
-		err := dryRunUpdate()
+		err := probe()
 		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "got %v", err)
 		g.Expect(err.Error()).To(ContainSubstring(frozenMessage))
 	}).Should(Succeed())
 	return func() {
 		deleteBoth()
-		g.Eventually(dryRunUpdate).Should(Succeed())
+		g.Eventually(probe).Should(Succeed())
 	}
+}
+
+// freezeStatefulSet makes the API server refuse every update of the
+// StatefulSet namespace/name (refuseWrites).
+func freezeStatefulSet(t *testing.T, g *WithT, namespace, name string) (thaw func()) {
+	t.Helper()
+	return refuseWrites(t, g, namespace, "apps", "statefulsets", admissionregistrationv1.Update, name, func() error {
+		sts := &appsv1.StatefulSet{}
+		if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, sts); err != nil {
+			return err
+		}
+		metav1.SetMetaDataAnnotation(&sts.ObjectMeta, "test.sunstrider.cn/probe", "1")
+		return k8sClient.Update(context.Background(), sts, client.DryRunAll)
+	})
 }
 
 // A refused write of the StatefulSet leaves the running instances served:
@@ -173,4 +180,46 @@ func TestGuestbookFailsOverWhileItsStatefulSetWriteIsRefused(t *testing.T) {
 		g.Expect(eventsFor(g, gb.Name, webappv1.ReasonApplyFailed)).To(HaveLen(1))
 	}).Should(Succeed())
 	g.Expect(eventsFor(g, gb.Name, webappv1.ReasonApplyFailed)[0].Type).To(Equal(corev1.EventTypeWarning))
+}
+
+// A refused creation of the default ConfigMap is reported (Ready=False
+// ApplyFailed naming the ConfigMap), and no StatefulSet is made without
+// it: its instances would not start. Once the refusal is lifted, both are
+// made.
+func TestGuestbookMakesNoStatefulSetWhileItsConfigMapIsRefused(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	lift := refuseWrites(t, g, ns, "", "configmaps", admissionregistrationv1.Create, "refused-cm", func() error {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "refused-cm"}}
+		if err := k8sClient.Create(ctx, cm, client.DryRunAll); !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		// Made already: the operator's retry came first once lifted.
+		return nil
+	})
+	gb := newGuestbook("gb-no-conf", ns, 1, "refused-cm")
+	createGuestbook(t, g, gb)
+
+	g.Eventually(func(g Gomega) {
+		got := getGuestbook(g, gb.Name)
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation))
+		ready := condition(g, gb.Name, webappv1.ConditionReady)
+		g.Expect(ready.Reason).To(Equal(webappv1.ReasonApplyFailed))
+		g.Expect(ready.Message).To(HavePrefix("The API server refused the ConfigMap"))
+		g.Expect(ready.Message).To(ContainSubstring(frozenMessage))
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, webappv1.ConditionStalled)).To(BeTrue())
+		g.Expect(condition(g, gb.Name, webappv1.ConditionAvailable).Reason).To(Equal(webappv1.ReasonNoReadyInstance))
+	}).Should(Succeed())
+	// The reconcile that reported the refusal made no StatefulSet, nor do
+	// the retries.
+	g.Consistently(func(g Gomega) {
+		err := k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: gb.Name}, &appsv1.StatefulSet{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "got %v", err)
+	}).Should(Succeed())
+
+	lift()
+	g.Expect(testutil.Nudge(ctx, k8sClient, gb)).To(Succeed())
+	waitForStatefulSetRollingOut(g, ns, gb.Name)
+	g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "refused-cm"}, &corev1.ConfigMap{})).To(Succeed())
 }
