@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -119,6 +120,35 @@ func TestMetricsEndpointAuthenticatesAndAuthorizes(t *testing.T) {
 			}
 		}
 		g.Expect(missing).To(BeEmpty(), "dashboard metrics not in the scrape")
+	}, "30s").Should(Succeed())
+	// docs/reference/metrics-and-events.md documents every metric family
+	// the operator serves (but the Go runtime's and the process'), and
+	// every one of the operator's own it documents is served.
+	reference, err := os.ReadFile(filepath.Join(root, "docs", "reference", "metrics-and-events.md"))
+	g.Expect(err).NotTo(HaveOccurred())
+	documented := documentedMetrics(string(reference))
+	g.Expect(documented).To(HaveKey("sunstrider_operator_objects"), "the reference's metric tables were not found")
+	g.Eventually(func(g Gomega) {
+		_, body, err := get(scraper)
+		g.Expect(err).NotTo(HaveOccurred())
+		var undocumented []string
+		served := map[string]bool{}
+		for line := range strings.SplitSeq(body, "\n") {
+			f := strings.Fields(line)
+			if len(f) < 3 || f[0] != "#" || f[1] != "TYPE" {
+				continue
+			}
+			served[f[2]] = true
+			if !strings.HasPrefix(f[2], "go_") && !strings.HasPrefix(f[2], "process_") && !documented[f[2]] {
+				undocumented = append(undocumented, f[2])
+			}
+		}
+		g.Expect(undocumented).To(BeEmpty(), "served but not in docs/reference/metrics-and-events.md")
+		for name := range documented {
+			if strings.HasPrefix(name, "sunstrider_operator_") {
+				g.Expect(served).To(HaveKey(name), "documented but not served")
+			}
+		}
 	}, "30s").Should(Succeed())
 	// Plain HTTP is not served.
 	resp, err := httpClient.Get(fmt.Sprintf("http://localhost:%d/metrics", metricsPort))
@@ -229,4 +259,23 @@ func TestServiceMonitorScrapes(t *testing.T) {
 	_, _, err = scrape("another-service." + operatorNamespace + ".svc")
 	var verr *tls.CertificateVerificationError
 	g.Expect(errors.As(err, &verr)).To(BeTrue(), "a name the certificate does not hold: %v", err)
+}
+
+// documentedMetrics returns the metric names the reference's tables list:
+// the backquoted names of a row's first cell.
+func documentedMetrics(doc string) map[string]bool {
+	names := map[string]bool{}
+	name := regexp.MustCompile("`([a-z_]+)`")
+	for line := range strings.SplitSeq(doc, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 3 || !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		for _, m := range name.FindAllStringSubmatch(cells[1], -1) {
+			if strings.Contains(m[1], "_") {
+				names[m[1]] = true
+			}
+		}
+	}
+	return names
 }
