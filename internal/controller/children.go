@@ -197,7 +197,7 @@ func (c *Children) Result(wait, recheck time.Duration) (ctrl.Result, error) {
 	switch RuleOf(c.Answer()).Retry {
 	case RetryBackoff:
 		return ctrl.Result{}, fmt.Errorf("the API server refused the %s of %s %s: %w",
-			c.Refusal.Kind, c.Kind, client.ObjectKeyFromObject(c.Parent), c.Refusal.Err)
+			c.Refusal.Kind, c.Kind, nameOf(c.Parent), c.Refusal.Err)
 	case RetryRecheck:
 		wait = minPositive(wait, recheck)
 	case RetryOnEvent:
@@ -220,4 +220,12 @@ func controllerOf(obj metav1.Object) string {
 		return fmt.Sprintf("it is controlled by %s/%s", ref.Kind, ref.Name)
 	}
 	return "it has no controller"
+}
+
+// nameOf is obj's "namespace/name", or its name when it is cluster-scoped.
+func nameOf(obj client.Object) string {
+	if obj.GetNamespace() == "" {
+		return obj.GetName()
+	}
+	return obj.GetNamespace() + "/" + obj.GetName()
 }
