@@ -233,14 +233,16 @@ func watchMostActives(t *testing.T, g *WithT, namespace, name string) func() int
 	}
 }
 
-// eventsFor returns the events.k8s.io Events about the Guestbook name with
-// the given reason (a cluster-scoped object's events live in "default").
+// eventsFor returns the events.k8s.io Events about the Guestbook name (the
+// one that exists now, not an earlier one of that name: -count=N) with the
+// given reason (a cluster-scoped object's events live in "default").
 func eventsFor(g Gomega, name, reason string) []eventsv1.Event {
+	uid := getGuestbook(g, name).UID
 	list := &eventsv1.EventList{}
 	g.Expect(k8sClient.List(context.Background(), list, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
 	var out []eventsv1.Event
 	for _, e := range list.Items {
-		if e.Regarding.Kind == "Guestbook" && e.Regarding.Name == name && e.Reason == reason {
+		if e.Regarding.Kind == "Guestbook" && e.Regarding.UID == uid && e.Reason == reason {
 			out = append(out, e)
 		}
 	}
