@@ -177,6 +177,21 @@ test-chaos: cluster-suite-bins ## Fault injection on a fresh local cluster: SIGK
 		go test -tags chaos -timeout 20m -count 1 -v ./test/chaos/ $(TEST_ARGS) || rc=$$?; \
 	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
+# test-container runs the image `make image` builds as the chart's Pod would
+# run it, with podman and runc (test/container: its doc comment says what is
+# modelled and how the API server reaches the webhooks); the suite starts and
+# removes its own cluster, network and containers. Its cluster, folder and
+# ports are its own, so it can run beside test-e2e and test-chaos.
+CONTAINER_DIR ?= $(LOCALBIN)/container
+CONTAINER_CLUSTER ?= sunstrider-container
+
+.PHONY: test-container
+test-container: cluster-suite-bins ## The shipped image run as the chart's Pod (init container, securityContext, volumes, in-cluster config) on a fresh local cluster: probes, Lease, a sample, conversion, admission, SIGTERM. Needs podman and runc, as root (not rootless).
+	archive="$(IMAGE_ARCHIVE)"; $(MAKE) --no-print-directory image IMAGE_ARCHIVE="$$archive" && \
+	KUBECTL="$(KUBECTL)" HELM="$(HELM)" IMAGE_ARCHIVE="$$archive" K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" \
+		CONTAINER_DIR="$(CONTAINER_DIR)" CONTAINER_CLUSTER="$(CONTAINER_CLUSTER)" \
+		go test -tags container -timeout 15m -count 1 -v ./test/container/ $(TEST_ARGS)
+
 # What test-e2e and test-chaos need, made once and one step after another
 # even under `make -j` (controller-gen, go fmt and go build read and write
 # the same files). The two suites run on clusters and ports of their own and
