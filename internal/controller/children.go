@@ -77,16 +77,10 @@ func (r *Refusal) Message() string { return apply.RefusalMessage(r.Kind, r.Err) 
 
 // Observe reads the child at key into live (an empty object of the child's
 // type) and reports whether it exists and is the parent's. An object of
-// that name the parent does not control is recorded as a conflict (found
-// is then false: it is not the parent's child). err only when the API
-// server did not answer.
-func (c *Children) Observe(ctx context.Context, key client.ObjectKey, live client.Object) (found bool, err error) {
-	found, _, err = c.observe(ctx, key, live)
-	return found, err
-}
-
-// observe is Observe, telling also whether it recorded a conflict.
-func (c *Children) observe(ctx context.Context, key client.ObjectKey, live client.Object) (found, conflict bool, err error) {
+// that name the parent does not control is recorded as a conflict:
+// conflict is true, found false, and the child must not be written. err
+// only when the API server did not answer.
+func (c *Children) Observe(ctx context.Context, key client.ObjectKey, live client.Object) (found, conflict bool, err error) {
 	found, name, err := c.Applier.Observe(ctx, c.Parent.GetUID(), key, live)
 	switch {
 	case err != nil:
@@ -128,7 +122,7 @@ func (c *Children) Write(ctx context.Context, desired, live client.Object) (clie
 // Ensure is Observe, then Write when the child is not someone else's: it
 // returns the child as last seen, nil when absent or in conflict.
 func (c *Children) Ensure(ctx context.Context, desired, live client.Object) (client.Object, error) {
-	found, conflict, err := c.observe(ctx, client.ObjectKeyFromObject(desired), live)
+	found, conflict, err := c.Observe(ctx, client.ObjectKeyFromObject(desired), live)
 	if err != nil || conflict {
 		return nil, err
 	}

@@ -25,16 +25,17 @@ limitations under the License.
 //     written only through Children (Observe, Write, Ensure), which
 //     classifies every answer of the API server once (Policy). A phase
 //     returns an error only when the API server did not answer.
-//  3. A stale read (Children.Stale) ends the reconcile: the newer child's
-//     event brings the next one.
+//  3. Children.RecordEvents tells what was written (a log line, and one
+//     Normal event when existing children changed); then a stale read
+//     (Children.Stale) ends the reconcile: the newer child's event brings
+//     the next one.
 //  4. computeStatus(obj, observation) returns the new status: a pure
 //     function, table-tested, that reads Ready's reason for a conflict or a
 //     refusal from Children.NotReady and derives Reconciling and Stalled
 //     with SetProgressConditions from the kind's ReasonClasses.
 //  5. StatusWriter.Write writes it once, only if it changed, and records a
 //     Warning when the object becomes Stalled.
-//  6. Children.RecordEvents, then Children.Result decide the events and the
-//     retry, the same way for every kind.
+//  6. Children.Result decides the retry, the same way for every kind.
 //
 // Behaviour that differs on purpose is named in the kind's own file.
 package controller

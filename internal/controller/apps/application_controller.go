@@ -95,6 +95,8 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			return ctrl.Result{}, err
 		}
 	}
+	// What was written is told, whatever becomes of the status.
+	s.children.RecordEvents(ctx, r.Recorder)
 	if s.children.Stale {
 		return ctrl.Result{}, nil
 	}
@@ -107,8 +109,6 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		app.Status = computeStatus(app, &s.observation)
 		wait, err = r.updateStatus(ctx, orig, app)
 	}
-	// The children were written, whatever became of the status.
-	s.children.RecordEvents(ctx, r.Recorder)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

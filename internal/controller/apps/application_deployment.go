@@ -6,8 +6,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // reconcileDeployment makes the Deployment hold the Application's spec
@@ -17,7 +15,7 @@ import (
 func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *applicationScope) error {
 	app := s.app
 	live := &appsv1.Deployment{}
-	found, conflict, err := observe(ctx, s.children, client.ObjectKeyFromObject(app), live)
+	found, conflict, err := s.children.Observe(ctx, client.ObjectKeyFromObject(app), live)
 	if err != nil {
 		return err
 	}
@@ -50,13 +48,4 @@ func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *appl
 	}
 	s.deployment, _ = obj.(*appsv1.Deployment)
 	return nil
-}
-
-// observe is children.Observe, telling also whether the object at key is
-// someone else's (children then recorded the conflict): found is false
-// either way, and the child must not be written.
-func observe(ctx context.Context, children *controllers.Children, key client.ObjectKey, live client.Object) (found, conflict bool, err error) {
-	n := len(children.Conflicts)
-	found, err = children.Observe(ctx, key, live)
-	return found, len(children.Conflicts) > n, err
 }

@@ -87,6 +87,8 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 			return ctrl.Result{}, err
 		}
 	}
+	// What was written is told, whatever becomes of the status.
+	s.children.RecordEvents(ctx, r.Recorder)
 	if s.children.Stale {
 		// The newer ConfigMap is on its way to the cache; its event
 		// triggers the next reconcile.
@@ -97,7 +99,6 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 	orig := drink.DeepCopy()
 	drink.Status = computeStatus(drink, &s.observation)
 	wait, err := r.updateStatus(ctx, orig, drink)
-	s.children.RecordEvents(ctx, r.Recorder)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

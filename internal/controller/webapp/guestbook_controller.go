@@ -144,6 +144,8 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			break
 		}
 	}
+	// What was written is told, whatever becomes of the status.
+	s.children.RecordEvents(ctx, r.Recorder)
 	if s.children.Stale {
 		// The newer child is on its way to the cache; its event triggers
 		// the next reconcile.
@@ -153,15 +155,13 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if s.podChanged {
 		// Differs on purpose: a Pod relabel Conflict is left to the Pod's
 		// event, whose reconcile elects on the newer Pod and writes the
-		// status. The children written meanwhile are told now.
-		s.children.RecordEvents(ctx, r.Recorder)
+		// status.
 		return ctrl.Result{}, nil
 	}
 
 	orig := gb.DeepCopy()
 	gb.Status = computeStatus(gb, &s.observation)
 	wait, err := r.updateStatus(ctx, orig, gb)
-	s.children.RecordEvents(ctx, r.Recorder)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -186,7 +186,7 @@ func (r *GuestbookReconciler) reconcileStatefulSet(ctx context.Context, s *guest
 	if !s.configured {
 		// Differs on purpose: without its ConfigMap a new template would
 		// stop the instances; the StatefulSet running is only observed.
-		found, err := s.children.Observe(ctx, client.ObjectKey{Namespace: s.observation.namespace, Name: s.gb.Name}, live)
+		found, _, err := s.children.Observe(ctx, client.ObjectKey{Namespace: s.observation.namespace, Name: s.gb.Name}, live)
 		if found {
 			s.observation.statefulSet = live
 		}
