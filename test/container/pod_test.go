@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -92,9 +93,7 @@ func (p *podRun) volumeArgs(t *testing.T, c corev1.Container) []string {
 			for k, s := range cm.Data {
 				data[k] = []byte(s)
 			}
-			for k, b := range cm.BinaryData {
-				data[k] = b
-			}
+			maps.Copy(data, cm.BinaryData)
 			dir := p.writeVolume(t, c.Name, v.Name, data, v.ConfigMap.Items, v.ConfigMap.DefaultMode, fsGroup)
 			args = append(args, "-v", dir+":"+m.MountPath+":ro")
 		case v.Secret != nil:
@@ -282,11 +281,11 @@ func (p *podRun) envArgs(t *testing.T, c corev1.Container) []string {
 	if len(c.EnvFrom) > 0 {
 		t.Fatalf("container %s: envFrom is not modelled", c.Name)
 	}
-	args := []string{
-		"--env", "KUBERNETES_SERVICE_HOST=" + p.apiHost,
-		"--env", "KUBERNETES_SERVICE_PORT=" + p.apiPort,
-		"--env", "KUBERNETES_SERVICE_PORT_HTTPS=" + p.apiPort,
-	}
+	args := make([]string, 0, 6+2*len(c.Env))
+	args = append(args,
+		"--env", "KUBERNETES_SERVICE_HOST="+p.apiHost,
+		"--env", "KUBERNETES_SERVICE_PORT="+p.apiPort,
+		"--env", "KUBERNETES_SERVICE_PORT_HTTPS="+p.apiPort)
 	for _, e := range c.Env {
 		value := e.Value
 		if from := e.ValueFrom; from != nil {

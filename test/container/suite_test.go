@@ -156,7 +156,7 @@ func TestChartPodRunsInContainers(t *testing.T) {
 		t.Fatal("the manager container has no port named webhook-server")
 	}
 
-	var pods []*replica
+	pods := make([]*replica, 0, replicas)
 	for i := range replicas {
 		pod := &podRun{
 			name:      fmt.Sprintf("%s-%d", deployment.Name, i),
@@ -304,6 +304,8 @@ spec:
 			code := strings.TrimSpace(mustPodman(t, "inspect", "--format", "{{.State.ExitCode}}", r.manager))
 			g.Expect(code).To(Equal("0"), "%s exit code after SIGTERM (stopped in %s):\n%s",
 				r.manager, took.Round(time.Millisecond), logs(r.manager))
+			g.Expect(took).To(BeNumerically("<", time.Duration(grace)*time.Second),
+				"%s ended within terminationGracePeriodSeconds", r.manager)
 			t.Logf("%s stopped in %s, exit code 0", r.manager, took.Round(time.Millisecond))
 		}
 		for _, r := range pods {
@@ -393,7 +395,7 @@ func setUp(t *testing.T) {
 
 	// A network of the suite's own: the Pods' IPs, and a gateway to the host.
 	removeNetwork := func() {
-		for _, name := range strings.Fields(mustPodman(t, "ps", "--all", "--quiet",
+		for name := range strings.FieldsSeq(mustPodman(t, "ps", "--all", "--quiet",
 			"--filter", "label=sunstrider.cn/container-suite="+clusterName)) {
 			removeContainer(name)
 		}
@@ -415,7 +417,7 @@ func loadImage(t *testing.T) string {
 	t.Helper()
 	out := mustPodman(t, "load", "--input", archive)
 	var image string
-	for _, line := range strings.Split(out, "\n") {
+	for line := range strings.SplitSeq(out, "\n") {
 		if _, name, ok := strings.Cut(line, "Loaded image: "); ok {
 			image = strings.TrimSpace(name)
 		}
