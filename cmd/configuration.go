@@ -36,9 +36,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
-	settings "sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
 	configcontroller "sunstrider.cn/operator/internal/controller/config"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // initConfigCommand is the subcommand of the operator's init container.

@@ -18,9 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
-	"sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/metrics"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // ApplicationReconciler keeps each Application's Deployment and Service equal
@@ -37,7 +37,7 @@ type ApplicationReconciler struct {
 	// Settings, when set, are the live operator settings
 	// (OperatorConfiguration): their conflict recheck interval replaces
 	// ConflictRecheck.
-	Settings *config.Holder
+	Settings *settings.Holder
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
 }

@@ -29,8 +29,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
-	"sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // conflictRecheck is the live conflict recheck interval when the reconciler
@@ -48,7 +48,7 @@ func (r *ApplicationReconciler) watchSettings(b *builder.Builder) *builder.Build
 	if r.Settings == nil {
 		return b
 	}
-	return b.WatchesRawSource(source.Channel(r.Settings.Subscribe(config.RecheckChanged),
+	return b.WatchesRawSource(source.Channel(r.Settings.Subscribe(settings.RecheckChanged),
 		handler.EnqueueRequestsFromMapFunc(r.blockedApplications)))
 }
 

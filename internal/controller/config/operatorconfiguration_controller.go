@@ -40,8 +40,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
-	settings "sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // ConfigurationKey is the key of the one OperatorConfiguration the operator

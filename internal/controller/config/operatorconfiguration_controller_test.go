@@ -40,7 +40,7 @@ import (
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
-	settings "sunstrider.cn/operator/internal/config"
+	"sunstrider.cn/operator/internal/settings"
 	"sunstrider.cn/operator/internal/testutil"
 )
 

@@ -25,8 +25,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
-	settings "sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // observation is what one reconcile resolved of the configuration. Status

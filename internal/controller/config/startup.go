@@ -27,7 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
-	settings "sunstrider.cn/operator/internal/config"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // Startup returns the settings the operator starts with: the

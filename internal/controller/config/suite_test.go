@@ -33,9 +33,9 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
-	settings "sunstrider.cn/operator/internal/config"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 	webappcontroller "sunstrider.cn/operator/internal/controller/webapp"
+	"sunstrider.cn/operator/internal/settings"
 	"sunstrider.cn/operator/internal/testutil"
 )
 

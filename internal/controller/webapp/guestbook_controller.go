@@ -34,8 +34,8 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
-	"sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // GuestbookReconciler reconciles a Guestbook object: it runs the instances
@@ -57,7 +57,7 @@ type GuestbookReconciler struct {
 	// (OperatorConfiguration): their image, resources and conflict recheck
 	// interval replace Image and ConflictRecheck, and a change of them
 	// reconciles every Guestbook.
-	Settings *config.Holder
+	Settings *settings.Holder
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
 }

@@ -31,8 +31,8 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
-	"sunstrider.cn/operator/internal/config"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // workloadSettings are the operator settings one reconcile of a Guestbook
@@ -76,7 +76,7 @@ func (r *GuestbookReconciler) watchSettings(b *builder.Builder) *builder.Builder
 	if r.Settings == nil {
 		return b
 	}
-	return b.WatchesRawSource(source.Channel(r.Settings.Subscribe(config.GuestbookChanged),
+	return b.WatchesRawSource(source.Channel(r.Settings.Subscribe(settings.GuestbookChanged),
 		handler.EnqueueRequestsFromMapFunc(r.allGuestbooks)))
 }
 

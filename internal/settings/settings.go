@@ -14,12 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package config holds the operator's live settings: what the
+// Package settings holds the operator's live settings: what the
 // OperatorConfiguration (config.sunstrider.cn/v1alpha1) says, over the
 // manager's flags and the built-in defaults. Reconcilers read them from a
 // Holder at every reconcile; the OperatorConfiguration controller stores
 // them.
-package config
+package settings
 
 import (
 	"slices"
