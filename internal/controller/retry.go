@@ -39,12 +39,6 @@ func Options() controller.Options {
 	}
 }
 
-// ConflictRecheckInterval is how often, by default, a parent blocked by a
-// foreign object in its child's place (Ready=False, ResourceConflict)
-// looks again: the manager caches only the children it labelled, so the
-// foreign object's removal wakes nobody.
-const ConflictRecheckInterval = 30 * time.Second
-
 // OrDefault returns d, or def when d is zero.
 func OrDefault(d, def time.Duration) time.Duration {
 	if d == 0 {

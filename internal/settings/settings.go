@@ -37,7 +37,10 @@ import (
 )
 
 // DefaultConflictRecheckInterval is the conflict recheck interval when
-// neither the OperatorConfiguration nor a flag sets one.
+// neither the OperatorConfiguration nor a flag sets one: how often a parent
+// blocked by a foreign object in its child's place (Ready=False,
+// ResourceConflict) looks again. The manager caches only the children it
+// labelled, so the foreign object's removal wakes nobody.
 const DefaultConflictRecheckInterval = 30 * time.Second
 
 // DefaultLogLevel is the log level when neither the OperatorConfiguration

@@ -32,7 +32,7 @@ type ApplicationReconciler struct {
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	// ConflictRecheck is how often an Application blocked by a foreign
-	// child looks again; controllers.ConflictRecheckInterval when zero.
+	// child looks again; settings.DefaultConflictRecheckInterval when zero.
 	ConflictRecheck time.Duration
 	// Settings, when set, are the live operator settings
 	// (OperatorConfiguration): their conflict recheck interval replaces

@@ -37,9 +37,9 @@ import (
 // has Settings, else its ConflictRecheck field.
 func (r *ApplicationReconciler) conflictRecheck() time.Duration {
 	if r.Settings != nil {
-		return controllers.OrDefault(r.Settings.Load().ConflictRecheckInterval, controllers.ConflictRecheckInterval)
+		return controllers.OrDefault(r.Settings.Load().ConflictRecheckInterval, settings.DefaultConflictRecheckInterval)
 	}
-	return controllers.OrDefault(r.ConflictRecheck, controllers.ConflictRecheckInterval)
+	return controllers.OrDefault(r.ConflictRecheck, settings.DefaultConflictRecheckInterval)
 }
 
 // watchSettings reconciles the Applications blocked by a conflict when the

@@ -51,7 +51,7 @@ type GuestbookReconciler struct {
 	// Image is the guestbook image; DefaultGuestbookImage when empty.
 	Image string
 	// ConflictRecheck is how often a Guestbook blocked by a foreign child
-	// looks again; controllers.ConflictRecheckInterval when zero.
+	// looks again; settings.DefaultConflictRecheckInterval when zero.
 	ConflictRecheck time.Duration
 	// Settings, when set, are the live operator settings
 	// (OperatorConfiguration): their image, resources and conflict recheck

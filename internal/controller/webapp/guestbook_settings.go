@@ -48,14 +48,14 @@ func (r *GuestbookReconciler) settings() workloadSettings {
 	if r.Settings == nil {
 		return workloadSettings{
 			image:           r.Image,
-			conflictRecheck: controllers.OrDefault(r.ConflictRecheck, controllers.ConflictRecheckInterval),
+			conflictRecheck: controllers.OrDefault(r.ConflictRecheck, settings.DefaultConflictRecheckInterval),
 		}
 	}
 	s := r.Settings.Load()
 	return workloadSettings{
 		image:           s.GuestbookImage,
 		resources:       &s.GuestbookResources,
-		conflictRecheck: controllers.OrDefault(s.ConflictRecheckInterval, controllers.ConflictRecheckInterval),
+		conflictRecheck: controllers.OrDefault(s.ConflictRecheckInterval, settings.DefaultConflictRecheckInterval),
 	}
 }
 
