@@ -45,8 +45,9 @@
 // Drink written as v1alpha1 reads as v1 (conversion by the container); the
 // validating webhook refuses an invalid Application with its field message;
 // `podman stop --time <terminationGracePeriodSeconds>` (SIGTERM) ends the
-// leader with exit code 0 and the other replica takes the Lease within
-// seconds, then ends the other, which leaves the Lease without a holder.
+// leader with exit code 0 within the grace period and the other replica
+// takes the Lease within seconds, then, once that one has injected the CA,
+// ends it too, which leaves the Lease without a holder.
 // Containers, network, image and cluster are removed at the end, also on
 // failure.
 package container
