@@ -180,6 +180,8 @@ func expectConversion(g Gomega, c client.Client, namespace string) {
 // the Drink CRD's conversion stanza, become ready, and then serve admission
 // and conversion that the API server trusts.
 func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
+	// Each test runs its own control plane: they wait on it side by side.
+	t.Parallel()
 	g := NewWithT(t)
 	cl := startCluster(t)
 	c := cl.client
@@ -238,6 +240,8 @@ func TestManagerWithoutCertificateBecomesReadyAndServes(t *testing.T) {
 // TestSetupWithoutSecretSaysSo: with no namespace, or no Secret, Setup adds
 // nothing and says why, so that the caller runs without webhooks.
 func TestSetupWithoutSecretSaysSo(t *testing.T) {
+	// Each test runs its own control plane: they wait on it side by side.
+	t.Parallel()
 	g := NewWithT(t)
 	cl := startCluster(t)
 	for _, ns := range []string{"", "absent"} {
@@ -256,6 +260,8 @@ func TestSetupWithoutSecretSaysSo(t *testing.T) {
 // reports the missing one, becomes ready and serves conversion; a restart
 // reuses the certificate.
 func TestLocalManagerServesWithoutNamespaceOrSecret(t *testing.T) {
+	// Each test runs its own control plane: they wait on it side by side.
+	t.Parallel()
 	g := NewWithT(t)
 	cl := startCluster(t)
 	c := cl.client

@@ -58,6 +58,8 @@ const (
 // the one a ServiceMonitor reads) for the webhook's and the metrics
 // Service's names.
 func TestSelfManagedCertificateRotatesWhileWebhooksAnswer(t *testing.T) {
+	// Each test runs its own control plane: they wait on it side by side.
+	t.Parallel()
 	g := NewWithT(t)
 	cl := startCluster(t)
 	c := cl.client
@@ -221,6 +223,8 @@ func containsDenial(msg string) bool {
 // Service: the new manager re-issues the serving certificate with the
 // metrics Service's names, from the CA already injected, at its first start.
 func TestCertificateWithoutMetricsNameIsReissuedFromTheSameCA(t *testing.T) {
+	// Each test runs its own control plane: they wait on it side by side.
+	t.Parallel()
 	g := NewWithT(t)
 	cl := startCluster(t)
 	c := cl.client
