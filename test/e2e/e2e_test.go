@@ -205,7 +205,7 @@ func TestExampleDrinkGetsItsConfigMapAndConverts(t *testing.T) {
 	// reaching v1.
 	const alphaSample = "config/samples/example_v1alpha1_drink.yaml"
 	alpha := &examplev1alpha1.Drink{}
-	alphaYAML, err := os.ReadFile(alphaSample)
+	alphaYAML, err := os.ReadFile(filepath.Join(root, alphaSample))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(yaml.Unmarshal(alphaYAML, alpha)).To(Succeed())
 	wantSpec := examplev1.DrinkSpec{Drink: "coffee", Name: "my-drink"}
