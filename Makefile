@@ -241,12 +241,12 @@ bench-shards: k8s-cluster-bins ## Check and weigh server-side sharded list/watch
 
 .PHONY: lint
 lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e and chaos suites included), lint the chart, and fail on stale generated files
-	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos
+	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container
 
 .PHONY: vulncheck
 vulncheck: govulncheck indexdb ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
 	db=$$(./hack/vulndb.sh "$(INDEXDB)" "$(LOCALBIN)" "$(VULNDB_VERSION)"); \
-	"$(GOVULNCHECK)" -db "file://$$db" -tags e2e,chaos ./...
+	"$(GOVULNCHECK)" -db "file://$$db" -tags e2e,chaos,container ./...
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint linter and perform fixes
