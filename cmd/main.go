@@ -96,6 +96,7 @@ type options struct {
 	enableLeaderElection                             bool
 	leaderElectionNamespace                          string
 	leaseDuration, renewDeadline, retryPeriod        time.Duration
+	gracefulShutdownTimeout                          time.Duration
 	probeAddr                                        string
 	secureMetrics                                    bool
 	enableHTTP2                                      bool
@@ -135,6 +136,15 @@ const (
 	defaultRenewDeadline = 10 * time.Second
 	defaultRetryPeriod   = time.Second
 )
+
+// defaultGracefulShutdownTimeout is how long the manager waits for its
+// runnables to stop after SIGTERM before it releases the Lease and exits
+// anyway. It must end well inside the Pod's terminationGracePeriodSeconds
+// (10 s in config/manager and the chart; a test holds them together):
+// controller-runtime's 30 s would let the kubelet kill a replica whose
+// runnable does not stop (cert-controller's rotator, stopped just after
+// it took over, has been seen to hang), before it released the Lease.
+const defaultGracefulShutdownTimeout = 5 * time.Second
 
 const (
 	// certModeSelf: the manager creates, rotates and injects its own
@@ -178,6 +188,9 @@ func parseFlags() *options {
 			"less than the lease duration.")
 	flag.DurationVar(&o.retryPeriod, "leader-elect-retry-period", defaultRetryPeriod,
 		"How often the leader renews the Lease and a standby tries to take it.")
+	flag.DurationVar(&o.gracefulShutdownTimeout, "graceful-shutdown-timeout", defaultGracefulShutdownTimeout,
+		"How long the manager waits for its controllers and servers to stop after SIGTERM before it releases the Lease "+
+			"and exits anyway; less than the Pod's terminationGracePeriodSeconds.")
 	flag.BoolVar(&o.enableWebhooks, "enable-webhooks", os.Getenv("ENABLE_WEBHOOKS") != "false",
 		"Serve the admission and conversion webhooks (env ENABLE_WEBHOOKS=false turns them off).")
 	flag.StringVar(&o.certMode, "cert-mode", certModeSelf,
@@ -317,6 +330,7 @@ func run(o *options, level atomicLevel) error {
 		LeaseDuration:                 &o.leaseDuration,
 		RenewDeadline:                 &o.renewDeadline,
 		RetryPeriod:                   &o.retryPeriod,
+		GracefulShutdownTimeout:       &o.gracefulShutdownTimeout,
 		Cache:                         live.cacheOptions(),
 	})
 	if err != nil {
