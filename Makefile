@@ -124,7 +124,7 @@ E2E_DIR ?= $(LOCALBIN)/e2e
 E2E_CLUSTER ?= sunstrider-e2e
 
 .PHONY: test-e2e
-test-e2e: cluster-suite-bins ## End-to-end suite on a fresh local cluster: deploy, RBAC, the seeds' objects (kwokctl, no Docker).
+test-e2e: cluster-suite-bins ## End-to-end suite on a fresh local cluster (kwokctl, no Docker): a benchmark smoke run, then deploy and helm install/upgrade/test, the operator's RBAC and the trust boundary, the seeds' quick start and objects, malformed manifests, metrics, upgrade from the previous release.
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1 || true
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) up
 	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
@@ -155,7 +155,7 @@ FUZZ_TARGETS ?= ./api/example/v1:FuzzDrinkConversion:40000 ./internal/webhook/ap
 FUZZ_SCALE ?= 1
 
 .PHONY: fuzz
-fuzz: ## Short fuzz run of every fuzz target
+fuzz: ## Short fuzz run of every fuzz target (FUZZ_TARGETS: <package>:<target>:<executions>); fails when a target did not fuzz.
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; rest=$${t#*:}; fn=$${rest%%:*}; n=$$(( $${rest#*:} * $(FUZZ_SCALE) )); \
 		start=$$(date +%s); \
@@ -240,7 +240,7 @@ bench-shards: k8s-cluster-bins ## Check and weigh server-side sharded list/watch
 	$(call dev-cluster,$(SHARDS_DIR),$(SHARDS_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
 .PHONY: lint
-lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e and chaos suites included), lint the chart, and fail on stale generated files
+lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e, chaos and container suites included), lint and render the chart, and fail on stale generated files (verify).
 	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container
 
 .PHONY: vulncheck
@@ -276,7 +276,7 @@ dev-cluster-down: ## Stop and remove the local cluster.
 ##@ Build
 
 .PHONY: build
-build: manifests generate fmt vet ## Build manager binary.
+build: manifests generate fmt vet ## Build the manager binary into bin/manager (after manifests, generate, fmt, vet).
 	go build -ldflags "$(LDFLAGS)" -o bin/manager ./cmd
 
 # `make run` serves the webhooks on https://localhost:$(RUN_WEBHOOK_PORT), where
@@ -327,11 +327,11 @@ image: ## Build the operator's image without Docker into bin/image/sunstrider-op
 # Override BASE_IMAGE to build from another registry, e.g.
 # make docker-build IMG=<img> BASE_IMAGE=docker.io/library/golang:1.26
 .PHONY: docker-build
-docker-build: ## Build docker image with the manager.
+docker-build: ## Build the image with CONTAINER_TOOL (needs Docker or podman; `make image` needs neither).
 	$(CONTAINER_TOOL) build $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE)) $(DOCKER_VERSION_ARGS) -t ${IMG} .
 
 .PHONY: docker-push
-docker-push: ## Push docker image with the manager.
+docker-push: ## Push IMG with CONTAINER_TOOL (needs Docker or podman and a registry).
 	$(CONTAINER_TOOL) push ${IMG}
 
 # PLATFORMS defines the target platforms for the manager image be built to provide support to multiple
@@ -342,7 +342,7 @@ docker-push: ## Push docker image with the manager.
 # To adequately provide solutions that are compatible with multiple platforms, you should consider using this option.
 PLATFORMS ?= linux/arm64,linux/amd64,linux/s390x,linux/ppc64le
 .PHONY: docker-buildx
-docker-buildx: ## Build and push docker image for the manager for cross-platform support
+docker-buildx: ## Build and push IMG for PLATFORMS with docker buildx (needs Docker and a registry).
 	# copy existing Dockerfile and insert --platform=${BUILDPLATFORM} into Dockerfile.cross, and preserve the original Dockerfile
 	sed -e '1 s/\(^FROM\)/FROM --platform=\$$\{BUILDPLATFORM\}/; t' -e ' 1,// s//FROM --platform=\$$\{BUILDPLATFORM\}/' Dockerfile > Dockerfile.cross
 	- $(CONTAINER_TOOL) buildx create --name sunstrider-operator-builder
@@ -352,7 +352,7 @@ docker-buildx: ## Build and push docker image for the manager for cross-platform
 	rm Dockerfile.cross
 
 .PHONY: build-installer
-build-installer: manifests generate kustomize ## Generate a consolidated YAML with CRDs and deployment.
+build-installer: manifests generate kustomize ## Write dist/install.yaml: CRDs, RBAC, webhooks and the Deployment for IMG, one file to kubectl apply.
 	mkdir -p dist
 	cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG}
 	"$(KUSTOMIZE)" build config/default > dist/install.yaml
@@ -383,11 +383,11 @@ bundle: manifests kustomize ## Generate the OLM bundle (bundle/, bundle.Dockerfi
 	$(BUNDLE_ENV) ./hack/bundle/bundle.sh
 
 .PHONY: bundle-build
-bundle-build: ## Build the bundle image BUNDLE_IMG.
+bundle-build: ## Build the bundle image BUNDLE_IMG (needs Docker or podman).
 	$(CONTAINER_TOOL) build -f bundle.Dockerfile -t $(BUNDLE_IMG) .
 
 .PHONY: bundle-push
-bundle-push: ## Push the bundle image BUNDLE_IMG.
+bundle-push: ## Push the bundle image BUNDLE_IMG (needs Docker or podman and a registry).
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
 
 .PHONY: helm-lint
@@ -444,12 +444,12 @@ uninstall: manifests kustomize ## Uninstall CRDs (and with them every object of 
 	echo "$$out" | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
 
 .PHONY: deploy
-deploy: manifests kustomize ## Deploy controller to the K8s cluster specified in ~/.kube/config.
+deploy: manifests kustomize ## Deploy the operator (config/default, image IMG) to the cluster of $KUBECONFIG (kubectl's default: ~/.kube/config).
 	cd config/manager && "$(KUSTOMIZE)" edit set image controller=${IMG}
 	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" apply --server-side --force-conflicts -f -
 
 .PHONY: undeploy
-undeploy: kustomize ## Undeploy controller from the K8s cluster specified in ~/.kube/config. Call with ignore-not-found=true to ignore resource not found errors during deletion.
+undeploy: kustomize ## Undeploy the operator from the cluster of $KUBECONFIG. Call with ignore-not-found=true to ignore resource not found errors during deletion.
 	"$(KUSTOMIZE)" build config/crd | { $(delete-instances); }
 	"$(KUSTOMIZE)" build config/default | "$(KUBECTL)" delete --ignore-not-found=$(ignore-not-found) -f -
 
@@ -492,12 +492,12 @@ CRD_REF_DOCS_VERSION ?= v0.3.0
 PROMTOOL ?= $(LOCALBIN)/promtool
 PROMTOOL_VERSION ?= v0.316.0
 .PHONY: kustomize
-kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
+kustomize: $(KUSTOMIZE) ## Build kustomize into bin/ from the Go module proxy if necessary.
 $(KUSTOMIZE): $(LOCALBIN)
 	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
 
 .PHONY: controller-gen
-controller-gen: $(CONTROLLER_GEN) ## Download controller-gen locally if necessary.
+controller-gen: $(CONTROLLER_GEN) ## Build controller-gen into bin/ from the Go module proxy if necessary.
 $(CONTROLLER_GEN): $(LOCALBIN)
 	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
 
@@ -538,7 +538,7 @@ $(HELM): $(LOCALBIN)
 	ln -sf "$$(realpath "$(HELM)-$(HELM_VERSION)-k8s")" "$(HELM)"
 
 .PHONY: crd-ref-docs
-crd-ref-docs: $(CRD_REF_DOCS) ## Download crd-ref-docs locally if necessary.
+crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs into bin/ from the Go module proxy if necessary.
 $(CRD_REF_DOCS): $(LOCALBIN)
 	$(call go-install-tool,$(CRD_REF_DOCS),github.com/elastic/crd-ref-docs,$(CRD_REF_DOCS_VERSION))
 
@@ -548,7 +548,7 @@ $(PROMTOOL): $(LOCALBIN)
 	$(call go-install-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,$(PROMTOOL_VERSION))
 
 .PHONY: govulncheck
-govulncheck: $(GOVULNCHECK) ## Download govulncheck locally if necessary.
+govulncheck: $(GOVULNCHECK) ## Build govulncheck into bin/ from the Go module proxy if necessary.
 $(GOVULNCHECK): $(LOCALBIN)
 	$(call go-install-tool,$(GOVULNCHECK),golang.org/x/vuln/cmd/govulncheck,$(GOVULNCHECK_VERSION))
 
@@ -558,7 +558,7 @@ $(INDEXDB): $(LOCALBIN)
 	$(call go-install-tool,$(INDEXDB),golang.org/x/vulndb/cmd/indexdb,$(call vulndbver))
 
 .PHONY: golangci-lint
-golangci-lint: $(GOLANGCI_LINT) ## Download golangci-lint locally if necessary.
+golangci-lint: $(GOLANGCI_LINT) ## Build golangci-lint into bin/ from the Go module proxy if necessary.
 $(GOLANGCI_LINT): $(LOCALBIN)
 	$(call go-install-tool,$(GOLANGCI_LINT),github.com/golangci/golangci-lint/v2/cmd/golangci-lint,$(GOLANGCI_LINT_VERSION))
 
