@@ -143,8 +143,10 @@ const (
 // (10 s in config/manager and the chart; a test holds them together):
 // controller-runtime's 30 s would let the kubelet kill a replica whose
 // runnable does not stop (cert-controller's rotator, stopped just after
-// it took over, has been seen to hang), before it released the Lease.
-const defaultGracefulShutdownTimeout = 5 * time.Second
+// it took over, has been seen to hang), before it released the Lease. 8 s
+// leaves room for the webhook server, which waits up to about 5 s for the
+// API server's connections to close.
+const defaultGracefulShutdownTimeout = 8 * time.Second
 
 const (
 	// certModeSelf: the manager creates, rotates and injects its own
