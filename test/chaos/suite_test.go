@@ -437,10 +437,14 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return s[max(0, min(rank, len(s)-1))]
 }
 
-// createNamespace makes a namespace for one test, removed after it.
+// createNamespace makes a namespace for one test, removed after it, and
+// waits for its default ServiceAccount: until kube-controller-manager has
+// made it, the API server refuses every Pod there ("error looking up
+// service account"), which a busy machine once made a load driver see.
 func createNamespace(t *testing.T, name string) {
 	t.Helper()
 	mustRun(t, nil, kubectl, "create", "namespace", name)
+	mustRun(t, nil, kubectl, "wait", "--for=create", "serviceaccount/default", "-n", name, "--timeout=60s")
 	t.Cleanup(func() {
 		if !t.Failed() {
 			_, _ = command(nil, kubectl, "delete", "namespace", name, "--wait=false")
