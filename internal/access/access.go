@@ -24,7 +24,9 @@ limitations under the License.
 // The decisions come from the API server (SubjectAccessReview) through
 // k8s.io/apiserver's delegating authorizer, the one aggregated API servers
 // and the metrics endpoint use, which caches them like the API server's
-// webhook authorizer. What is written here is only what no library does:
+// webhook authorizer; concurrent equal questions share one review
+// (merge.go, golang.org/x/sync/singleflight). What is written here is only
+// what no library does:
 // which checks an object needs (each kind's webhook says), the live switch
 // (OperatorConfiguration spec.childAccess) and a refusal that names the
 // verb, resource and namespace the user lacks.
@@ -91,7 +93,7 @@ func Writes(group, resource, namespace string) []Check {
 
 // Reviewer checks the requesting user of an admission request.
 type Reviewer struct {
-	authorizer authorizer.Authorizer
+	authorizer authorizer.UnconditionalAuthorizer
 	mode       func() configv1alpha1.ChildAccess
 }
 
@@ -111,7 +113,7 @@ func NewReviewer(cfg *rest.Config, mode func() configv1alpha1.ChildAccess) (*Rev
 	if err != nil {
 		return nil, fmt.Errorf("creating the access reviewer: %w", err)
 	}
-	return &Reviewer{authorizer: authz, mode: mode}, nil
+	return &Reviewer{authorizer: &merged{next: authz}, mode: mode}, nil
 }
 
 // Review returns nil when the user of the admission request in ctx may do
