@@ -57,6 +57,10 @@ const (
 	selfManagedCertSecret = "sunstrider-operator-webhook-server-cert"
 	managedByLabel        = "app.kubernetes.io/managed-by"
 
+	// podPolicy is the ValidatingAdmissionPolicy (and its binding)
+	// confining the manager's Pod patches, which the bundle leaves out.
+	podPolicy = "sunstrider-operator-manager-pod-writes"
+
 	kindRole        = "Role"
 	kindClusterRole = "ClusterRole"
 )
@@ -256,6 +260,15 @@ func classify(objs []*unstructured.Unstructured) (*classified, error) {
 		case "Namespace", "ServiceAccount":
 			// OLM installs into a namespace the user (or the console) made and
 			// creates the CSV's service accounts itself.
+		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+			if obj.GetName() != podPolicy {
+				return nil, fmt.Errorf("config/default has the %s %s, which an OLM bundle cannot hold", obj.GetKind(),
+					obj.GetName())
+			}
+			// operator-registry installs no ValidatingAdmissionPolicy from a
+			// bundle (pkg/lib/bundle/supported_resources.go), and OLM names
+			// the manager's ServiceAccount itself: under OLM the manager's
+			// Pod patches are confined by RBAC only (docs/olm.md).
 		case "Secret":
 			if obj.GetName() != selfManagedCertSecret {
 				return nil, fmt.Errorf("config/default has the Secret %s: a bundle must not ship Secrets", obj.GetName())

@@ -80,6 +80,14 @@ func TestHelmInstallUpgradeTestUninstall(t *testing.T) {
 	applied := mustSh(t, []byte(manifest), kubectl, "get", "-f", "-", "-o", "name")
 	g.Expect(strings.Count(applied, "\n")).To(Equal(strings.Count(manifest, "\nkind: ")),
 		"every object of the release exists:\n%s", applied)
+	// The policy confining the manager's Pod patches (rbac.confinePodPatches,
+	// on by default) names the chart's ServiceAccount in the release's
+	// namespace.
+	g.Expect(mustSh(t, nil, kubectl, "get", "validatingadmissionpolicy", podPolicy,
+		"-o", "jsonpath={.spec.matchConditions[*].expression}")).To(Equal(
+		"request.userInfo.username == 'system:serviceaccount:" + helmNamespace + ":" + serviceAccount + "'"))
+	g.Expect(mustSh(t, nil, kubectl, "get", "validatingadmissionpolicybinding", podPolicy,
+		"-o", "jsonpath={.spec.policyName}")).To(Equal(podPolicy))
 	for _, name := range chartCRDs {
 		crd := customResourceDefinition(g, name)
 		g.Expect(crd.GetAnnotations()).To(HaveKeyWithValue("meta.helm.sh/release-name", helmRelease), name)

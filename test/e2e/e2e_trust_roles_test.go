@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	"sigs.k8s.io/yaml"
@@ -47,6 +48,7 @@ var (
 )
 
 // applyRBAC applies the RBAC objects of `kustomize build config/default`
+// and the ValidatingAdmissionPolicy confining the manager's Pod patches
 // (what the suite's deployment holds already) and nothing else: the
 // webhook configurations, which TestOperatorRunsAsItsServiceAccount points
 // at the local operator, stay as they are.
@@ -60,7 +62,8 @@ func applyRBAC(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch obj.Kind {
-		case "Namespace", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding":
+		case "Namespace", "ServiceAccount", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
+			"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
 			keep = append(keep, doc)
 		}
 	}
@@ -130,7 +133,9 @@ func grantsBeyondAnyServiceAccount(t *testing.T, subject, namespace string) []st
 // TestOperatorServiceAccountHoldsOnlyWhatItUses compares what the deployed
 // manager's ServiceAccount may do, cluster-wide (as seen from a namespace of
 // no importance) and in the operator's namespace, with the reviewed lists in
-// testdata, and probes the widest grants.
+// testdata, and probes the widest grants: RBAC's answer with `kubectl auth
+// can-i`, and for the Pod patches RBAC cannot narrow, the shipped
+// ValidatingAdmissionPolicy's with a real patch.
 func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 	g := NewWithT(t)
 	applyRBAC(t)
@@ -174,8 +179,10 @@ func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 		{"update", "validatingwebhookconfigurations/sunstrider-operator-validating-webhook-configuration"},
 		{"update", "customresourcedefinitions/drinks.example.com"},
 		{"update", "secrets/sunstrider-operator-webhook-server-cert", "-n", operatorNamespace},
-		// The widest grant kept: a Guestbook's Pods may be in any namespace,
-		// and the election labels them (docs/security.md, "Roles").
+		// The widest grant RBAC keeps: a Guestbook's Pods may be in any
+		// namespace, and the election labels them; RBAC cannot name Pods by
+		// their labels or owner. The shipped policy refuses the patch itself
+		// (below; docs/security.md, "Roles").
 		{"patch", "pods", "-n", "kube-system"},
 	} {
 		g.Expect(canI(t, operatorSubject, allowed...)).To(BeTrue(), "the operator may %v", allowed)
@@ -214,6 +221,54 @@ func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 	} {
 		g.Expect(canI(t, operatorSubject, refused...)).To(BeFalse(), "the operator may not %v", refused)
 	}
+
+	expectPodPatchesConfined(t, g)
+}
+
+// podPolicy is the shipped ValidatingAdmissionPolicy (and binding)
+// confining the manager's Pod patches (config/rbac/manager_pod_policy.yaml).
+const podPolicy = "sunstrider-operator-manager-pod-writes"
+
+// expectPodPatchesConfined patches, as the operator's ServiceAccount, a Pod
+// in kube-system that no Guestbook made: RBAC lets the patch through (can-i
+// says yes), the shipped policy refuses it. What the policy lets through,
+// the election's role label on a Guestbook's Pods, is what
+// TestGuestbookElectsOneActiveAndFailsOver sees the operator do.
+func expectPodPatchesConfined(t *testing.T, g *WithT) {
+	t.Helper()
+	// The API server (kube-controller-manager's status controller) checked
+	// the policy's expressions against the Pod schema.
+	g.Eventually(func(g Gomega) {
+		out := mustSh(t, nil, kubectl, "get", "validatingadmissionpolicy", podPolicy, "-o",
+			"jsonpath={.metadata.generation} {.status.observedGeneration} {.status.typeChecking}")
+		fields := strings.SplitN(out, " ", 3)
+		g.Expect(fields).To(HaveLen(3))
+		g.Expect(fields[1]).To(Equal(fields[0]), "the policy's status is current")
+		g.Expect(fields[2]).NotTo(ContainSubstring("expressionWarnings"))
+	}, 30*time.Second).Should(Succeed())
+
+	const probe = "operator-pod-policy-probe"
+	mustSh(t, []byte(`apiVersion: v1
+kind: Pod
+metadata: {name: `+probe+`, namespace: kube-system, labels: {app: `+probe+`}}
+spec:
+  containers: [{name: c, image: registry.k8s.io/pause:3.10}]
+`), kubectl, "apply", "-f", "-")
+	t.Cleanup(func() {
+		_, _ = sh(t, nil, kubectl, "delete", "pod", probe, "-n", "kube-system", "--wait=false")
+	})
+	for _, patch := range []string{
+		`{"metadata":{"labels":{"webapp.my.domain/role":"active"}}}`,
+		`{"metadata":{"labels":{"app":"changed"}}}`,
+	} {
+		out, err := sh(t, nil, kubectl, "patch", "pod", probe, "-n", "kube-system", "--as="+operatorSubject,
+			"--type=merge", "-p", patch)
+		g.Expect(err).To(HaveOccurred(), "the operator patched the Pod kube-system/%s with %s:\n%s", probe, patch, out)
+		g.Expect(out).To(ContainSubstring("ValidatingAdmissionPolicy '"+podPolicy+"'"), "patch %s", patch)
+		g.Expect(out).To(ContainSubstring("the operator may only patch Pods of a Guestbook"), "patch %s", patch)
+	}
+	labels := mustSh(t, nil, kubectl, "get", "pod", probe, "-n", "kube-system", "-o", "jsonpath={.metadata.labels}")
+	g.Expect(labels).To(Equal(`{"app":"`+probe+`"}`), "the probe Pod's labels are as created")
 }
 
 // placeholder names namespace as the golden files' header does.

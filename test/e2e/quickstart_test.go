@@ -221,7 +221,7 @@ func TestQuickStart(t *testing.T) {
 }
 
 // leftBehind lists what of the operator is in the cluster: its CRDs, its
-// namespace, its webhook configurations, a Secret named like its
+// namespace, its webhook configurations and Pod policy, a Secret named like its
 // certificate's or a leader election Lease, in any namespace.
 func leftBehind() ([]string, error) {
 	var found []string
@@ -251,6 +251,12 @@ func leftBehind() ([]string, error) {
 			admin.Get(ctx(), client.ObjectKeyFromObject(obj), obj)); err != nil {
 			return nil, err
 		}
+	}
+	policy := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy"}}
+	if err := add("ValidatingAdmissionPolicy "+podPolicy,
+		admin.Get(ctx(), client.ObjectKey{Name: podPolicy}, policy)); err != nil {
+		return nil, err
 	}
 	secrets := &corev1.SecretList{}
 	if err := admin.List(ctx(), secrets); err != nil {

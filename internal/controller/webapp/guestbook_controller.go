@@ -66,7 +66,10 @@ type GuestbookReconciler struct {
 // children's owner references needs update on guestbooks/finalizers.
 // Children: get is the uncached confirmation before a create; create and
 // patch are the server-side apply that creates or updates them. Pods: the
-// uncached list before relabelling, and the role label patch.
+// uncached list before relabelling, and the role label patch; RBAC grants
+// that patch on every Pod, and the ValidatingAdmissionPolicy shipped beside
+// the role (config/rbac/manager_pod_policy.yaml) refuses all but setting
+// LabelRole on a Guestbook's Pod (docs/security.md).
 // +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks,verbs=list;watch
 // +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks/status,verbs=patch
 // +kubebuilder:rbac:groups=webapp.my.domain,resources=guestbooks/finalizers,verbs=update

@@ -192,7 +192,9 @@ func (r *GuestbookReconciler) labelRoles(ctx context.Context, gb *webappv1.Guest
 // setRole sets the role label of pod with a merge patch guarded by its
 // resourceVersion (a Conflict error means the Pod changed since it was
 // read). A Pod that is gone needs no label: its deletion triggers a new
-// reconcile.
+// reconcile. The patch must change nothing else: the shipped admission
+// policy (config/rbac/manager_pod_policy.yaml) refuses the operator any
+// other change of a Pod.
 func (r *GuestbookReconciler) setRole(ctx context.Context, pod *corev1.Pod, role string) error {
 	orig := pod.DeepCopy()
 	if pod.Labels == nil {
