@@ -1,5 +1,10 @@
+# The operator's image with its full registry path, without tag: the one
+# name the chart (values.yaml image.repository), kustomize (config/manager,
+# so install.yaml) and the OLM bundle's CSV use, tagged VERSION. make release
+# and make bump-dev write it into them (docs/releasing.md).
+IMAGE_REPO ?= ghcr.io/sunstrider/sunstrider-operator
 # Image URL to use all building/pushing image targets
-IMG ?= controller:latest
+IMG ?= $(IMAGE_REPO):$(VERSION)
 
 # VERSION is the release's semantic version, x.y.z without a "v": the VERSION
 # file, which `make release VERSION=x.y.z` writes. REVISION is the commit the
@@ -241,7 +246,7 @@ bench-shards: k8s-cluster-bins ## Check and weigh server-side sharded list/watch
 
 .PHONY: lint
 lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e, chaos and container suites included), lint and render the chart, and fail on stale generated files (verify).
-	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container
+	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container,release
 
 .PHONY: vulncheck
 vulncheck: govulncheck indexdb ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
@@ -369,7 +374,7 @@ BUNDLE_VERSION ?= $(or $(VERSION),0.2.0)
 BUNDLE_REPLACES ?= $(shell awk -F= '$$1 == "version" {print $$2}' hack/previous-release 2>/dev/null)
 # The operator image the bundle's Deployment runs (`make image` tags it
 # so) and the bundle image's own name.
-IMAGE_TAG_BASE ?= sunstrider-operator
+IMAGE_TAG_BASE ?= $(IMAGE_REPO)
 BUNDLE_MANAGER_IMG ?= $(IMAGE_TAG_BASE):$(BUNDLE_VERSION)
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(BUNDLE_VERSION)
 BUNDLE_CHANNELS ?= fast
@@ -400,16 +405,34 @@ helm-lint: kustomize helm ## Lint the Helm chart and fail if its generated files
 
 ##@ Release
 
-# `make release VERSION=x.y.z` prepares the release in the working tree
-# (hack/release.sh): it checks CHANGELOG.md has the release's section, writes
-# VERSION, dist/install.yaml for RELEASE_IMG, the chart's version and
-# appVersion (its default image tag) and the OLM bundle. It neither commits
-# nor tags (README, "Versions and releases").
-RELEASE_IMG ?= sunstrider-operator:$(VERSION)
+# `make release VERSION=x.y.z` (hack/release.sh, docs/releasing.md), run
+# twice: first it checks CHANGELOG.md has the release's section and writes
+# VERSION, the chart's version and appVersion and the image
+# $(IMAGE_REPO):x.y.z into the chart, config/manager and the bundle, for
+# you to commit and tag vx.y.z; then, on that clean tagged commit, it builds
+# the artifacts into RELEASE_DIR (hack/release-artifacts.sh): the
+# linux/amd64+arm64 image index with its SBOM attached (an OCI layout tar),
+# the chart, install.yaml, the bundle and SHA256SUMS, the same digests for the
+# same commit. `make bump-dev VERSION=x.y.z-dev` moves the tree on after it.
+# `make test-release` builds a throwaway release twice in a clone and
+# compares (test/release).
+RELEASE_DIR ?= $(LOCALBIN)/release/$(VERSION)
+RELEASE_ENV = IMAGE_REPO="$(IMAGE_REPO)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" RELEASE_DIR="$(RELEASE_DIR)" \
+	SOURCE_DATE_EPOCH="$(SOURCE_DATE_EPOCH)" LDFLAGS="$(LDFLAGS)" REVISION="$(REVISION)" \
+	IMAGE_SOURCE="$(IMAGE_SOURCE)" IMAGE_CA_CERTS="$(IMAGE_CA_CERTS)"
 .PHONY: release
-release: ## Prepare release VERSION=x.y.z: VERSION file, dist/install.yaml, chart, bundle; fails without its CHANGELOG.md section.
+release: kustomize helm ## Release VERSION=x.y.z: prepare the tree (commit and tag it), then build the image index, SBOM, chart, install.yaml, bundle and SHA256SUMS into bin/release/x.y.z.
 	$(if $(filter command line,$(origin VERSION)),,$(error make release needs VERSION=x.y.z on its command line))
-	RELEASE_IMG="$(RELEASE_IMG)" ./hack/release.sh "$(VERSION)"
+	$(RELEASE_ENV) ./hack/release.sh "$(VERSION)"
+
+.PHONY: bump-dev
+bump-dev: kustomize ## After a release, move the tree to VERSION=x.y.z-dev (VERSION file, chart, image, bundle) for the next commit.
+	$(if $(filter command line,$(origin VERSION)),,$(error make bump-dev needs VERSION=x.y.z-dev on its command line))
+	$(RELEASE_ENV) ./hack/release.sh --dev "$(VERSION)"
+
+.PHONY: test-release
+test-release: kustomize helm controller-gen ## Build a throwaway release twice in a clone of HEAD and check the digests are equal and the artifacts agree (test/release).
+	KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" LOCALBIN="$(LOCALBIN)" go test -tags release -timeout 30m -count 1 -v ./test/release/ $(TEST_ARGS)
 
 ##@ Deployment
 

@@ -94,6 +94,9 @@ type Options struct {
 	// Title, Description, Source, Licenses, Version and Revision become the
 	// org.opencontainers.image.* labels; an empty one is left out.
 	Title, Description, Source, Licenses, Version, Revision string
+	// OCI gives the manifest, config and layers OCI media types (an image of
+	// an index, index.go) instead of Docker's schema 2 (a docker save archive).
+	OCI bool
 }
 
 // Result describes a written image.
@@ -110,13 +113,17 @@ type Result struct {
 
 func main() {
 	var o Options
-	var out, created string
+	var out, index, sbomOut, created string
 	flag.StringVar(&o.Binary, "binary", "bin/image/manager",
-		"static Linux binary (CGO_ENABLED=0) that becomes "+Entrypoint)
+		"static Linux binary (CGO_ENABLED=0) that becomes "+Entrypoint+
+			"; with -index, a comma-separated list, one per platform")
 	flag.StringVar(&o.CACerts, "ca-certs", "",
 		"PEM bundle copied to "+CACertsPath+" (e.g. /etc/ssl/certs/ca-certificates.crt; empty: none)")
 	flag.StringVar(&o.Tag, "tag", "sunstrider-operator:dev", "the image's name in the archive")
 	flag.StringVar(&out, "out", "", "the archive to write (an OCI image layout and docker save tar)")
+	flag.StringVar(&index, "index", "",
+		"instead of -out: the OCI image layout directory to write, an index over -binary's images and their SBOM (index.go)")
+	flag.StringVar(&sbomOut, "sbom-out", "", "with -index: also write the SBOM to this file")
 	flag.StringVar(&created, "created", "0",
 		"every timestamp of the image, as seconds since the epoch (SOURCE_DATE_EPOCH) or RFC 3339")
 	flag.StringVar(&o.Title, "title", "sunstrider-operator", "label "+labelPrefix+"title")
@@ -127,7 +134,11 @@ func main() {
 	flag.StringVar(&o.Revision, "revision", "", "label "+labelPrefix+"revision (the git commit)")
 	flag.Parse()
 
-	if err := run(o, out, created); err != nil {
+	run := func() error { return run(o, out, created) }
+	if index != "" {
+		run = func() error { return runIndex(o, index, sbomOut, created) }
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
 		os.Exit(1)
 	}
@@ -223,11 +234,15 @@ func Build(o Options) (v1.Image, v1.Platform, error) {
 		}
 	}
 
-	base, err := layer(baseFiles(certs), o.Created)
+	layerType := types.DockerLayer
+	if o.OCI {
+		layerType = types.OCILayer
+	}
+	base, err := layer(baseFiles(certs), o.Created, layerType)
 	if err != nil {
 		return nil, v1.Platform{}, err
 	}
-	app, err := layer([]file{{name: Entrypoint, mode: 0o755, data: bin}}, o.Created)
+	app, err := layer([]file{{name: Entrypoint, mode: 0o755, data: bin}}, o.Created, layerType)
 	if err != nil {
 		return nil, v1.Platform{}, err
 	}
@@ -262,8 +277,13 @@ func Build(o Options) (v1.Image, v1.Platform, error) {
 	if certs != nil {
 		cf.Config.Env = append(cf.Config.Env, "SSL_CERT_FILE="+CACertsPath)
 	}
-	img, err = mutate.ConfigFile(img, cf)
-	return img, platform, err
+	if img, err = mutate.ConfigFile(img, cf); err != nil {
+		return nil, v1.Platform{}, err
+	}
+	if o.OCI {
+		img = mutate.ConfigMediaType(mutate.MediaType(img, types.OCIManifestSchema1), types.OCIConfigJSON)
+	}
+	return img, platform, nil
 }
 
 func labels(o Options) map[string]string {
@@ -346,7 +366,7 @@ func baseFiles(certs []byte) []file {
 
 // layer is a gzip-compressed tar of files, every timestamp mtime. It is
 // compressed once, here: the layer then only decompresses it for its diff ID.
-func layer(files []file, mtime time.Time) (v1.Layer, error) {
+func layer(files []file, mtime time.Time, mediaType types.MediaType) (v1.Layer, error) {
 	var tarBuf bytes.Buffer
 	tw := tar.NewWriter(&tarBuf)
 	for _, f := range files {
@@ -379,7 +399,7 @@ func layer(files []file, mtime time.Time) (v1.Layer, error) {
 	b := gz.Bytes()
 	return tarball.LayerFromOpener(func() (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(b)), nil
-	})
+	}, tarball.WithMediaType(mediaType))
 }
 
 // writeArchive writes img as an OCI image layout whose manifest.json makes

@@ -40,6 +40,12 @@ import (
 // staticBinary builds a tiny static Go program, as make image builds the manager.
 func staticBinary(t *testing.T) string {
 	t.Helper()
+	return staticBinaryFor(t, runtime.GOARCH)
+}
+
+// staticBinaryFor builds it for the Linux architecture goarch.
+func staticBinaryFor(t *testing.T, goarch string) string {
+	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("no go command to build a test binary: %v", err)
@@ -56,7 +62,7 @@ func staticBinary(t *testing.T) string {
 	bin := filepath.Join(dir, "manager")
 	cmd := exec.Command(goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+runtime.GOARCH, "GOWORK=off", "GOFLAGS=")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOWORK=off", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -74,9 +74,12 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-// The VERSION file holds a plain release version, as make release writes
-// it, and the files make release writes with it agree: the Helm chart's
-// version and appVersion (its default image tag) and CHANGELOG.md's section.
+// The VERSION file holds a plain version, as make release (x.y.z) or make
+// bump-dev (x.y.z-dev, between releases) writes it, and the files they write
+// with it agree: the Helm chart's version and appVersion (its default image
+// tag), the image config/manager's kustomization names (repository and tag)
+// and the chart's image.repository, and CHANGELOG.md's section (for a -dev
+// version, its Unreleased section: docs/releasing.md).
 func TestReleaseFiles(t *testing.T) {
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join("..", "..", name))
@@ -96,9 +99,22 @@ func TestReleaseFiles(t *testing.T) {
 			t.Errorf("dist/chart/Chart.yaml has no line %q (make release VERSION=%s writes it)", want, v)
 		}
 	}
-	heading := regexp.MustCompile(`(?m)^## \[` + regexp.QuoteMeta(v) + `\]( - \d{4}-\d{2}-\d{2})?\s*$`)
+	kustomization := read(filepath.Join("config", "manager", "kustomization.yaml"))
+	repo := regexp.MustCompile(`(?m)^  newName: (\S+)\n  newTag: (\S+)$`).FindStringSubmatch(kustomization)
+	if repo == nil || repo[2] != v {
+		t.Errorf("config/manager/kustomization.yaml names image %v, want tag %s (make bump-dev or make release writes it)",
+			repo, v)
+	} else if values := read(filepath.Join("dist", "chart", "values.yaml")); !strings.Contains(values,
+		"\nimage:\n  repository: "+repo[1]+"\n") {
+		t.Errorf("dist/chart/values.yaml's image.repository is not %s, config/manager's image", repo[1])
+	}
+	section := regexp.QuoteMeta(v)
+	if strings.HasSuffix(v, "-dev") {
+		section = "Unreleased"
+	}
+	heading := regexp.MustCompile(`(?m)^## \[` + section + `\]( - \d{4}-\d{2}-\d{2})?\s*$`)
 	if !heading.MatchString(read("CHANGELOG.md")) {
-		t.Errorf("CHANGELOG.md has no section ## [%s] - <date>", v)
+		t.Errorf("CHANGELOG.md has no section ## [%s]", section)
 	}
 }
 
