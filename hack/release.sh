@@ -40,8 +40,6 @@ version=${1-}
 MAKE=${MAKE:-make}
 KUSTOMIZE=${KUSTOMIZE:-$root/bin/kustomize}
 CHART_DIR=${CHART_DIR:-dist/chart}
-repo=${IMAGE_REPO:?IMAGE_REPO names the image: registry/path, no tag}
-img=$repo:$version
 
 # semver.org's grammar: x.y.z with an optional pre-release; build metadata
 # belongs to builds (internal/version), not to a release.
@@ -71,6 +69,8 @@ if [[ $mode == check ]]; then
 fi
 
 # Step 1: the tree.
+repo=${IMAGE_REPO:?IMAGE_REPO names the image: registry/path, no tag}
+img=$repo:$version
 printf '%s\n' "$version" > VERSION
 chart=$CHART_DIR/Chart.yaml
 sed -i -E -e "s/^version:.*/version: $version/" -e "s/^appVersion:.*/appVersion: \"$version\"/" "$chart"

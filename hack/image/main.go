@@ -42,6 +42,11 @@ limitations under the License.
 // Docker's schema 2 media types, because `crane push` of a docker archive
 // always pushes those: the manifest digest index.json names is then the
 // digest the registry gets, printed by this command.
+//
+// With -index DIR and a comma-separated -binary, one per platform, it writes
+// instead the release's multi-arch image (`make release`, index.go): an OCI
+// image layout directory holding an OCI index over one image per binary
+// (OCI media types) and their SBOM (sbom.go) attached to the index.
 package main
 
 import (

@@ -56,7 +56,8 @@ import (
 )
 
 const (
-	version   = "0.0.1-releasetest"
+	// Newer than any release hack/previous-release names (the CSV replaces it).
+	version   = "99.0.0-releasetest"
 	imageRepo = "registry.example.com/release-test/sunstrider-operator"
 	image     = imageRepo + ":" + version
 	name      = "sunstrider-operator"
