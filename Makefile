@@ -117,9 +117,13 @@ verify: manifests generate kustomize crd-ref-docs ## Fail when committed generat
 	@test -z "$$(git ls-files --others --exclude-standard -- config/crd/bases ':(glob)api/**/zz_generated.*.go')" || { \
 		git ls-files --others --exclude-standard -- config/crd/bases api; echo "Generated files are not committed."; exit 1; }
 
+# go test runs under hack/fuzzapiserver: the fuzz oracles of the webhook
+# packages (testutil.FuzzAPIServer) share the one control plane it starts
+# while go test builds, instead of each package starting its own.
 .PHONY: test
 test: manifests generate fmt vet k8s-test-bins promtool helm kustomize ## Run unit and envtest tests against a real kube-apiserver and etcd built from source.
-	KUBEBUILDER_ASSETS="$(K8S_BIN)" PROMTOOL="$(PROMTOOL)" HELM="$(HELM)" KUSTOMIZE="$(KUSTOMIZE)" go test $$(go list ./...) -coverprofile cover.out $(TEST_ARGS)
+	go build -o "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzzapiserver
+	KUBEBUILDER_ASSETS="$(K8S_BIN)" PROMTOOL="$(PROMTOOL)" HELM="$(HELM)" KUSTOMIZE="$(KUSTOMIZE)" "$(LOCALBIN)/fuzz-apiserver" go test $$(go list ./...) -coverprofile cover.out $(TEST_ARGS)
 
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +31,9 @@ import (
 // tests under `go test -fuzz` (Main), so the fuzz workers (the same binary
 // again, with the coordinator's environment) reach the coordinator's API
 // server through the environment variable Env instead of each starting one.
+// Under `make test` no package starts one: the oracles of every package
+// share the control plane hack/fuzzapiserver starts beside go test, named
+// in the file FuzzAPIServerFileEnv points to.
 type FuzzAPIServer struct {
 	// Env names the environment variable that hands the control plane to
 	// the fuzz workers (one per package: FUZZ_APISERVER_<PACKAGE>).
@@ -46,13 +50,77 @@ type FuzzAPIServer struct {
 // FuzzNamespace is the namespace the fuzz oracles dry-run objects in.
 const FuzzNamespace = "ns"
 
+// FuzzAPIServerFileEnv names the environment variable holding the path of
+// a file that describes a control plane started outside the test process
+// (hack/fuzzapiserver, which `make test` runs go test under): an oracle
+// whose Env is unset waits for the file and uses that control plane. One
+// control plane then serves the oracles of every package (each dry-runs
+// only), instead of one started per package.
+const FuzzAPIServerFileEnv = "FUZZ_APISERVER_FILE"
+
+// fuzzAPIServerFileWait is how long an oracle waits for the file
+// FuzzAPIServerFileEnv names: a control-plane start on a loaded machine.
+const fuzzAPIServerFileWait = 3 * time.Minute
+
 // sharedAPIServer is how the coordinator hands its API server to the
-// fuzz workers.
+// fuzz workers (and hack/fuzzapiserver its own to the oracles, or why it
+// has none: Error).
 type sharedAPIServer struct {
-	Host     string `json:"host"`
-	CAData   []byte `json:"caData"`
-	CertData []byte `json:"certData"`
-	KeyData  []byte `json:"keyData"`
+	Host     string `json:"host,omitempty"`
+	CAData   []byte `json:"caData,omitempty"`
+	CertData []byte `json:"certData,omitempty"`
+	KeyData  []byte `json:"keyData,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// StartFuzzControlPlane starts a control plane for fuzz oracles (the
+// CRDs of config/crd/bases, NewEnvironment) and returns it with its
+// description, the value an oracle's Env or the file FuzzAPIServerFileEnv
+// names holds.
+func StartFuzzControlPlane() (*envtest.Environment, []byte, error) {
+	env, err := NewEnvironment()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := Start(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	shared, err := json.Marshal(sharedAPIServer{
+		Host: cfg.Host, CAData: cfg.CAData, CertData: cfg.CertData, KeyData: cfg.KeyData,
+	})
+	if err != nil {
+		_ = env.Stop()
+		return nil, nil, err
+	}
+	return env, shared, nil
+}
+
+// FuzzControlPlaneError is the description of a control plane that did
+// not start: an oracle waiting for it fails with err.
+func FuzzControlPlaneError(err error) []byte {
+	data, _ := json.Marshal(sharedAPIServer{Error: err.Error()})
+	return data
+}
+
+// waitForFuzzControlPlane waits until the file at path exists and returns
+// its content.
+func waitForFuzzControlPlane(path string) (string, error) {
+	deadline := time.Now().Add(fuzzAPIServerFileWait)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			return string(data), nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%s: %w", FuzzAPIServerFileEnv, err)
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("%s: %s did not appear within %s (is hack/fuzzapiserver running?)",
+				FuzzAPIServerFileEnv, path, fuzzAPIServerFileWait)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // Main is the package's TestMain: under -fuzz the control plane starts
@@ -100,34 +168,34 @@ func (f *FuzzAPIServer) connect() (client.Client, error) {
 	if err := f.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
-	var cfg *rest.Config
-	if shared := os.Getenv(f.Env); shared != "" {
-		var s sharedAPIServer
-		if err := json.Unmarshal([]byte(shared), &s); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Env, err)
-		}
-		cfg = &rest.Config{Host: s.Host, TLSClientConfig: rest.TLSClientConfig{
-			CAData: s.CAData, CertData: s.CertData, KeyData: s.KeyData,
-		}}
-	} else {
-		env, err := NewEnvironment()
-		if err != nil {
-			return nil, err
-		}
-		if cfg, err = Start(env); err != nil {
-			return nil, err
-		}
-		f.env = env
-		shared, err := json.Marshal(sharedAPIServer{
-			Host: cfg.Host, CAData: cfg.CAData, CertData: cfg.CertData, KeyData: cfg.KeyData,
-		})
-		if err != nil {
-			return nil, err
-		}
-		if err := os.Setenv(f.Env, string(shared)); err != nil {
+	shared := os.Getenv(f.Env)
+	if path := os.Getenv(FuzzAPIServerFileEnv); shared == "" && path != "" {
+		var err error
+		if shared, err = waitForFuzzControlPlane(path); err != nil {
 			return nil, err
 		}
 	}
+	if shared == "" {
+		env, data, err := StartFuzzControlPlane()
+		if err != nil {
+			return nil, err
+		}
+		f.env, shared = env, string(data)
+	}
+	var s sharedAPIServer
+	if err := json.Unmarshal([]byte(shared), &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Env, err)
+	}
+	if s.Error != "" {
+		return nil, fmt.Errorf("the shared fuzz control plane did not start: %s", s.Error)
+	}
+	// The fuzz workers (under -fuzz) reach the same control plane.
+	if err := os.Setenv(f.Env, shared); err != nil {
+		return nil, err
+	}
+	cfg := &rest.Config{Host: s.Host, TLSClientConfig: rest.TLSClientConfig{
+		CAData: s.CAData, CertData: s.CertData, KeyData: s.KeyData,
+	}}
 	cfg.QPS = -1
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
