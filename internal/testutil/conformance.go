@@ -61,6 +61,26 @@ type ConformanceKind struct {
 	// Restarted, when set, is called after each manager restart (to point
 	// the package's variables at the new write counter).
 	Restarted func()
+	// SteadyState, when set, is the package's own steady-state test, run
+	// inside the Restart case so that the suite restarts its manager once
+	// for both: given the Restart case's t, it converges objects of its
+	// own and shows the running manager reconciles them again without a
+	// write; what it returns, the restarted manager must reconcile without
+	// a write too.
+	SteadyState func(t *testing.T) SteadyState
+}
+
+// SteadyState is what a package's steady-state test (ConformanceKind
+// SteadyState) leaves to the Restart case.
+type SteadyState struct {
+	// Scopes select the writes about the test's objects; Keys are the
+	// objects the restarted manager must reconcile, without a write in
+	// Scopes.
+	Scopes []Scope
+	Keys   []client.ObjectKey
+	// Then, when set, runs once the restarted manager was found quiet: what
+	// the test checks of the fresh manager (that it still acts, say).
+	Then func(t *testing.T)
 }
 
 // Field managers of the objects Conformance writes as someone other than
@@ -86,7 +106,8 @@ const (
 //   - ChildDeletedOrChanged: a deleted child is made again, a field the
 //     operator sets changed by another field manager is put back.
 //   - Restart: a restarted manager reconciles a converged parent without a
-//     write.
+//     write; the package's own steady-state test (SteadyState), when it
+//     has one, runs inside it, on the same restart.
 //   - Deletion: the child is controlled by the parent and blocks its
 //     deletion (the garbage collector, which envtest does not run, removes
 //     it); deleting the parent makes no write and no error.
@@ -448,13 +469,26 @@ func (c *conformance) childDeletedOrChanged(t *testing.T) {
 }
 
 // restartIsQuiet: a fresh manager reconciles a converged parent and
-// writes nothing.
+// writes nothing; nor for the objects of the package's steady-state test,
+// which runs before the restart and, with Then, after it.
 func (c *conformance) restartIsQuiet(t *testing.T) {
 	g := NewG(t)
 	parent := c.converged(t, g, "conformance-restart")
+	var steady SteadyState
+	if c.SteadyState != nil {
+		steady = c.SteadyState(t)
+		if t.Failed() {
+			return
+		}
+	}
 	c.settle(g, parent)
 	c.restart(t)
-	c.Suite.ExpectQuiet(g, c.Suite.Writes.In(c.scopes(g, parent)...), nil, c.Controller, client.ObjectKeyFromObject(parent))
+	scopes := append(c.scopes(g, parent), steady.Scopes...)
+	keys := append([]client.ObjectKey{client.ObjectKeyFromObject(parent)}, steady.Keys...)
+	c.Suite.ExpectQuiet(g, c.Suite.Writes.In(scopes...), nil, c.Controller, keys...)
+	if steady.Then != nil {
+		steady.Then(t)
+	}
 }
 
 // deletion: the child blocks the parent's deletion until the garbage

@@ -34,7 +34,7 @@ import (
 // TestApplicationConformance runs the behaviour every kind with a child
 // shares (testutil.Conformance) against the Application and its Deployment
 // (an Application without a Service, whose only child it is), in one
-// namespace.
+// namespace. Its Restart case runs noWritesAtSteadyState too.
 func TestApplicationConformance(t *testing.T) {
 	ns := testutil.Namespace(t, suite.Client)
 	testutil.Conformance(t, testutil.ConformanceKind{
@@ -83,8 +83,9 @@ func TestApplicationConformance(t *testing.T) {
 			g.Expect(app.Status.Workflow.AvailableReplicas).To(Equal(int32(1)))
 			g.Expect(app.Status.Selector).NotTo(BeEmpty())
 		},
-		MakeReady: conformanceDeploymentAvailable,
-		Restarted: func() { writes = suite.Writes },
+		MakeReady:   conformanceDeploymentAvailable,
+		Restarted:   func() { writes = suite.Writes },
+		SteadyState: noWritesAtSteadyState,
 	})
 }
 

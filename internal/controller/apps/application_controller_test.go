@@ -683,12 +683,14 @@ func TestChildrenCarryOperatorLabels(t *testing.T) {
 // applicationController is the controller's name in logs and metrics.
 const applicationController = "apps-application"
 
-// TestNoWritesAtSteadyState converges several Applications, then expects
+// noWritesAtSteadyState converges several Applications, then expects
 // the manager to reconcile each again (after a change it ignores) without an
 // API write for any of them, and a restarted manager to reconcile each
 // without a write either. Only this test's namespace is counted: what
-// other tests left behind does not matter.
-func TestNoWritesAtSteadyState(t *testing.T) {
+// other tests left behind does not matter. It runs inside
+// TestApplicationConformance/Restart (testutil.ConformanceKind
+// SteadyState), whose one manager restart it shares.
+func noWritesAtSteadyState(t *testing.T) testutil.SteadyState {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
@@ -720,19 +722,23 @@ func TestNoWritesAtSteadyState(t *testing.T) {
 
 	before, err := testutil.ReconcileTotal(applicationController)
 	g.Expect(err).NotTo(HaveOccurred())
-	stopManager()
-	g.Expect(startManager()).To(Succeed())
 	// The restarted manager reconciles every Application anew; none of this
-	// test's needs a write.
-	suite.ExpectQuiet(g, writes.In(testutil.InNamespace(ns)), nil, applicationController, keys...)
-	after, err := testutil.ReconcileTotal(applicationController)
-	g.Expect(err).NotTo(HaveOccurred())
-	all := &sunappsv1.ApplicationList{}
-	g.Expect(k8sClient.List(ctx, all)).To(Succeed())
-	t.Logf("restarted manager: %d reconciles of this test's %d Applications, %d of any (%d Applications in the cluster; controller_runtime_reconcile_total +%.0f)",
-		countReconciles(keys), len(keys), suite.Reconciles.Total(applicationController), len(all.Items), after-before)
-	for _, app := range apps {
-		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+	// test's needs a write (the Restart case checks it).
+	return testutil.SteadyState{
+		Scopes: []testutil.Scope{testutil.InNamespace(ns)},
+		Keys:   keys,
+		Then: func(t *testing.T) {
+			g := NewWithT(t)
+			after, err := testutil.ReconcileTotal(applicationController)
+			g.Expect(err).NotTo(HaveOccurred())
+			all := &sunappsv1.ApplicationList{}
+			g.Expect(k8sClient.List(ctx, all)).To(Succeed())
+			t.Logf("restarted manager: %d reconciles of this test's %d Applications, %d of any (%d Applications in the cluster; controller_runtime_reconcile_total +%.0f)",
+				countReconciles(keys), len(keys), suite.Reconciles.Total(applicationController), len(all.Items), after-before)
+			for _, app := range apps {
+				g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
+			}
+		},
 	}
 }
 

@@ -30,7 +30,7 @@ import (
 
 // TestDrinkConformance runs the behaviour every kind with a child shares
 // (testutil.Conformance) against the Drink and its ConfigMap, in one
-// namespace.
+// namespace. Its Restart case runs drinkZeroWritesAtSteadyState too.
 func TestDrinkConformance(t *testing.T) {
 	ns := testutil.Namespace(t, suite.Client)
 	testutil.Conformance(t, testutil.ConformanceKind{
@@ -60,6 +60,7 @@ func TestDrinkConformance(t *testing.T) {
 		Reported: func(g Gomega, parent client.Object) {
 			g.Expect(parent.(*examplev1.Drink).Status.ConfigMapName).To(Equal(parent.GetName()))
 		},
-		Restarted: func() { writes = suite.Writes },
+		Restarted:   func() { writes = suite.Writes },
+		SteadyState: drinkZeroWritesAtSteadyState,
 	})
 }

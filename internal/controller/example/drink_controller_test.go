@@ -332,11 +332,13 @@ func TestDrinkCRDNames(t *testing.T) {
 // drinkController is the controller's name in logs and metrics.
 const drinkController = "example-drink"
 
-// TestDrinkZeroWritesAtSteadyState checks the controller reconciles every
+// drinkZeroWritesAtSteadyState checks the controller reconciles every
 // Drink of this test again (in sync or in conflict; after a change it
 // ignores) without an API write, and a restarted manager reconciles them
-// without a write either. Only this test's namespace is counted.
-func TestDrinkZeroWritesAtSteadyState(t *testing.T) {
+// without a write either. Only this test's namespace is counted. It runs
+// inside TestDrinkConformance/Restart (testutil.ConformanceKind
+// SteadyState), whose one manager restart it shares.
+func drinkZeroWritesAtSteadyState(t *testing.T) testutil.SteadyState {
 	g := newG(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
@@ -362,19 +364,23 @@ func TestDrinkZeroWritesAtSteadyState(t *testing.T) {
 	suite.ExpectQuiet(g, mine, mark, drinkController, keys...)
 
 	// A fresh manager reconciles every Drink of every test once: still no
-	// write for this test's.
-	stopManager()
-	g.Expect(startManager()).To(Succeed())
-	suite.ExpectQuiet(g, writes.In(testutil.InNamespace(ns)), nil, drinkController, keys...)
-	t.Logf("restarted manager: %d reconciles of any Drink, this test's %d included",
-		suite.Reconciles.Total(drinkController), len(keys))
+	// write for this test's (the Restart case checks it).
+	return testutil.SteadyState{
+		Scopes: []testutil.Scope{testutil.InNamespace(ns)},
+		Keys:   keys,
+		Then: func(t *testing.T) {
+			g := newG(t)
+			t.Logf("restarted manager: %d reconciles of any Drink, this test's %d included",
+				suite.Reconciles.Total(drinkController), len(keys))
 
-	// The fresh manager is alive: it restores an edited ConfigMap.
-	var cm corev1.ConfigMap
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(synced), &cm)).To(Succeed())
-	cm.Data[configMapKeyDrink] = "soda"
-	g.Expect(k8sClient.Update(ctx, &cm)).To(Succeed())
-	expectConfigMap(g, synced, "steady", "water")
+			// The fresh manager is alive: it restores an edited ConfigMap.
+			var cm corev1.ConfigMap
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(synced), &cm)).To(Succeed())
+			cm.Data[configMapKeyDrink] = "soda"
+			g.Expect(k8sClient.Update(ctx, &cm)).To(Succeed())
+			expectConfigMap(g, synced, "steady", "water")
+		},
+	}
 }
 
 // A data key another field manager adds to the Drink's ConfigMap (here

@@ -37,7 +37,8 @@ import (
 // TestGuestbookConformance runs the behaviour every kind with a child
 // shares (testutil.Conformance) against the Guestbook and its StatefulSet:
 // the Guestbook is cluster-scoped, its children live in one namespace
-// (spec.namespace), the same for every case.
+// (spec.namespace), the same for every case. Its Restart case runs
+// guestbookMakesNoWritesAtSteadyState too.
 func TestGuestbookConformance(t *testing.T) {
 	ns := testutil.Namespace(t, suite.Client)
 	testutil.Conformance(t, testutil.ConformanceKind{
@@ -71,8 +72,9 @@ func TestGuestbookConformance(t *testing.T) {
 			g.Expect(gb.Status.Active).To(Equal(gb.Name + "-0"))
 			g.Expect(gb.Status.ReadyReplicas).To(Equal(int32(1)))
 		},
-		MakeReady: conformanceInstancesReady,
-		Restarted: func() { writes = suite.Writes },
+		MakeReady:   conformanceInstancesReady,
+		Restarted:   func() { writes = suite.Writes },
+		SteadyState: guestbookMakesNoWritesAtSteadyState,
 	})
 }
 
