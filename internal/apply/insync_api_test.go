@@ -64,7 +64,7 @@ func TestDriftedAgreesWithAPIServer(t *testing.T) {
 		only = int(envUint(t, "APPLY_FUZZ_CASE", 0))
 	}
 
-	c := apiServer(t)
+	c := ownAPIServer(t)
 	ctx := t.Context()
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fuzzNamespace}}); err != nil {
 		t.Fatal(err)
