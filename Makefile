@@ -436,7 +436,7 @@ bump-dev: kustomize ## After a release, move the tree to VERSION=x.y.z-dev (VERS
 
 .PHONY: test-release
 test-release: kustomize helm controller-gen ## Build a throwaway release twice in a clone of HEAD and check the digests are equal and the artifacts agree (test/release).
-	KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" LOCALBIN="$(LOCALBIN)" go test -tags release -timeout 30m -count 1 -v ./test/release/ $(TEST_ARGS)
+	KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" LOCALBIN="$(LOCALBIN)" go test -tags release -timeout 45m -count 1 -v ./test/release/ $(TEST_ARGS)
 
 ##@ Deployment
 
