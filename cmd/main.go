@@ -250,6 +250,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == initConfigCommand {
 		os.Exit(runInitConfig(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == checkReleaseCommand {
+		os.Exit(runCheckRelease(os.Args[2:]))
+	}
 	o := parseFlags()
 	if o.printVersion {
 		fmt.Println(version.String())

@@ -365,14 +365,22 @@ func containerName(pod, container string) string { return clusterName + "-" + po
 // runInit runs an init container to completion: it must exit 0.
 func (p *podRun) runInit(t *testing.T, c corev1.Container) {
 	t.Helper()
-	name := containerName(p.name, c.Name)
-	t.Cleanup(func() { removeContainer(name) })
-	args := append([]string{"run"}, p.containerArgs(t, c, true)...)
-	out, err := podmanCmd(args...)
+	out, err := p.runToEnd(t, c)
 	if err != nil {
 		t.Fatalf("init container %s of %s: %v\n%s", c.Name, p.name, err, out)
 	}
 	t.Logf("init container %s of %s exited 0:\n%s", c.Name, p.name, indent(out))
+}
+
+// runToEnd runs a container in the foreground (no ports published) and
+// returns its output and podman's error, an *exec.ExitError holding the
+// container's exit code when it is not 0.
+func (p *podRun) runToEnd(t *testing.T, c corev1.Container) (string, error) {
+	t.Helper()
+	name := containerName(p.name, c.Name)
+	t.Cleanup(func() { removeContainer(name) })
+	args := append([]string{"run"}, p.containerArgs(t, c, true)...)
+	return podmanCmd(args...)
 }
 
 // start starts a container in the background and returns its address in

@@ -36,7 +36,10 @@
 // https://localhost:<port>, here the first replica's webhook port published
 // on 127.0.0.1, with --webhook-extra-dns-names=localhost (the chart's
 // extraArgs) so the operator's certificate is valid for that name. Only
-// that replica serves the API server: a URL names one endpoint.
+// that replica serves the API server: a URL names one endpoint. The
+// `helm test` hook's Pod, which has no port and only talks to the API
+// server, runs in the host's network while the replicas run and in the
+// suite's network once they have stopped (chartTestHook.run says why).
 //
 // It checks: both replicas' readiness and liveness probes, polled as a
 // kubelet does (paths, ports, delays and periods from the spec), succeed
@@ -44,10 +47,16 @@
 // seed's sample Application becomes Ready (kwok makes its Pods Ready); a
 // Drink written as v1alpha1 reads as v1 (conversion by the container); the
 // validating webhook refuses an invalid Application with its field message;
+// the chart's `helm test` hook (rendered with the rest, its ServiceAccount,
+// Role and RoleBinding applied as Helm creates them before its Job) runs
+// its Job's Pod the same way, `manager check-release` as that
+// ServiceAccount, and exits 0 with both probes refused as expected;
 // `podman stop --time <terminationGracePeriodSeconds>` (SIGTERM) ends the
 // leader with exit code 0 within the grace period and the other replica
 // takes the Lease within seconds, then, once that one has injected the CA,
-// ends it too, which leaves the Lease without a holder.
+// ends it too, which leaves the Lease without a holder; the hook's Pod,
+// run again with no replica (--timeout=1s), exits 1 naming the webhook the
+// API server could not call.
 // Containers, network, image and cluster are removed at the end, also on
 // failure.
 package container
@@ -131,7 +140,7 @@ func TestChartPodRunsInContainers(t *testing.T) {
 	began := time.Now()
 	setUp(t)
 	image := loadImage(t)
-	deployment := installChartButDeployment(t, image)
+	deployment, testHook := installChartButDeployment(t, image)
 
 	replicas := int(ptrOr(deployment.Spec.Replicas, 1))
 	if replicas < 2 {
@@ -293,6 +302,21 @@ spec:
 			`{"app":"other"}: ` + "`selector` does not match template `labels`"))
 	})
 
+	// `helm test`: the hook's Pod, as rendered, with its ServiceAccount,
+	// Role and RoleBinding, against the running replicas.
+	t.Run("HelmTestHookPasses", func(t *testing.T) {
+		g := NewWithT(t)
+		testHook.install(t)
+		out, code := testHook.run(t, testHook.job.Name+"-passes", "host", image)
+		g.Expect(code).To(Equal(0), "the helm test Pod's exit code:\n%s", indent(out))
+		g.Expect(strings.Count(out, `"msg":"Webhook refused the probe as expected"`)).To(Equal(2), out)
+		g.Expect(out).To(And(
+			ContainSubstring(`"webhook":"vapplication-v1.sunstrider.cn"`),
+			ContainSubstring(`"webhook":"vdrink-v1.example.com"`),
+			ContainSubstring(`"msg":"Release check passed`)), out)
+		t.Logf("helm test Pod exited 0:\n%s", indent(out))
+	})
+
 	t.Run("SIGTERMExitsZeroAndHandsOverTheLease", func(t *testing.T) {
 		g := NewWithT(t)
 		grace := ptrOr(spec.TerminationGracePeriodSeconds, 30)
@@ -341,6 +365,26 @@ spec:
 			"%s, the new leader, injected the CA", second.pod.name)
 		stop(second)
 		g.Eventually(leader, 5*time.Second).Should(BeEmpty(), "the last leader releases the Lease")
+	})
+	// The same Pod once no replica runs (the previous subtest stopped
+	// them): the API server cannot call the mutating webhook, and the
+	// check fails when its timeout (shortened here) ends, saying so.
+	t.Run("HelmTestHookFailsOnceTheReplicasStopped", func(t *testing.T) {
+		g := NewWithT(t)
+		for _, r := range pods {
+			if running(r.manager) {
+				mustPodman(t, "stop", "--time", "0", r.manager)
+			}
+		}
+		out, code := testHook.run(t, testHook.job.Name+"-fails", clusterName, image, "--timeout=1s")
+		g.Expect(code).To(Equal(1), "the helm test Pod's exit code with no replica:\n%s", indent(out))
+		g.Expect(out).To(And(
+			ContainSubstring(`"msg":"Release check failed"`),
+			ContainSubstring("still no answer from the webhooks after 1s"),
+			ContainSubstring(`Application mutating and validating webhooks: dry-run create of Application `+
+				namespace+"/sunstrider-release-check"),
+			ContainSubstring(`failed calling webhook \"mapplication-v1.sunstrider.cn\"`)), out)
+		t.Logf("helm test Pod exited 1:\n%s", indent(out))
 	})
 	t.Logf("FIGURES: container suite %s", time.Since(began).Round(time.Second))
 }
@@ -457,9 +501,9 @@ var webhookHostPort int
 // installChartButDeployment renders dist/chart as a user installs it with
 // the operator's own certificates, the image loaded, and the webhook
 // certificate valid for localhost; it applies every object but the
-// Deployment, with the webhooks pointed at the published webhook port, and
-// returns the Deployment.
-func installChartButDeployment(t *testing.T, image string) *appsv1.Deployment {
+// Deployment and the `helm test` hook, with the webhooks pointed at the
+// published webhook port, and returns the Deployment and the hook.
+func installChartButDeployment(t *testing.T, image string) (*appsv1.Deployment, *chartTestHook) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -483,11 +527,12 @@ func installChartButDeployment(t *testing.T, image string) *appsv1.Deployment {
 	}
 	version := versions.ServerVersion.GitVersion
 	rendered := mustRun(t, helm, "template", release, filepath.Join(root, "dist/chart"),
-		"--namespace", namespace, "--kube-version", version, "--skip-tests",
+		"--namespace", namespace, "--kube-version", version,
 		"--set", "image.repository="+image[:colon]+",image.tag="+image[colon+1:],
 		"--set-json", `extraArgs=["--webhook-extra-dns-names=localhost"]`)
 
 	var deployment *appsv1.Deployment
+	testHook := &chartTestHook{}
 	var rest bytes.Buffer
 	base := fmt.Sprintf("https://localhost:%d", webhookHostPort)
 	reader := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(rendered)))
@@ -504,6 +549,10 @@ func installChartButDeployment(t *testing.T, image string) *appsv1.Deployment {
 			t.Fatal(err)
 		}
 		if obj.Object == nil {
+			continue
+		}
+		if _, ok := obj.GetAnnotations()[hookAnnotation]; ok {
+			testHook.add(t, obj, doc)
 			continue
 		}
 		if obj.GetKind() == "Deployment" {
@@ -526,6 +575,7 @@ func installChartButDeployment(t *testing.T, image string) *appsv1.Deployment {
 	if deployment == nil {
 		t.Fatal("the chart renders no Deployment")
 	}
+	testHook.check(t)
 	// The namespace, labelled as the chart's values.yaml tells users.
 	mustRun(t, kubectl, "create", "namespace", namespace)
 	mustRun(t, kubectl, "label", "namespace", namespace, "pod-security.kubernetes.io/enforce=restricted",
@@ -543,7 +593,7 @@ func installChartButDeployment(t *testing.T, image string) *appsv1.Deployment {
 	NewWithT(t).Eventually(func() error {
 		return admin.Get(ctx(), client.ObjectKey{Namespace: namespace, Name: "kube-root-ca.crt"}, &corev1.ConfigMap{})
 	}).Should(Succeed())
-	return deployment
+	return deployment, testHook
 }
 
 // toURLs points the webhooks of a webhook configuration, and a CRD's
