@@ -195,7 +195,7 @@ CONTAINER_DIR ?= $(LOCALBIN)/container
 CONTAINER_CLUSTER ?= sunstrider-container
 
 .PHONY: test-container
-test-container: cluster-suite-bins ## The shipped image run as the chart's Pod (init container, securityContext, volumes, in-cluster config) on a fresh local cluster: probes, Lease, a sample, conversion, admission, SIGTERM. Needs podman and runc, as root (not rootless).
+test-container: cluster-suite-bins ## The shipped image run as the chart's Pod (init container, securityContext, volumes, in-cluster config) on a fresh local cluster: probes, Lease, a sample, conversion, admission, SIGTERM, and the chart's helm test hook (passes against the replicas, fails once they stop). Needs podman and runc, as root (not rootless).
 	archive="$(IMAGE_ARCHIVE)"; $(MAKE) --no-print-directory image IMAGE_ARCHIVE="$$archive" && \
 	KUBECTL="$(KUBECTL)" HELM="$(HELM)" IMAGE_ARCHIVE="$$archive" K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" \
 		CONTAINER_DIR="$(CONTAINER_DIR)" CONTAINER_CLUSTER="$(CONTAINER_CLUSTER)" \
