@@ -46,8 +46,8 @@ reproducible_tar() {
   local dir=$1
   shift
   (cd "$dir" && find "$@" -print0 | sort -z |
-    tar --create --file=- --format=gnu --null --files-from=- --no-recursion \
-      --owner=0 --group=0 --numeric-owner --mode=u=rwX,go=rX --mtime="@$SOURCE_DATE_EPOCH")
+    tar --create --file=- --format=gnu --owner=0 --group=0 --numeric-owner --mode=u=rwX,go=rX \
+      --mtime="@$SOURCE_DATE_EPOCH" --no-recursion --null --files-from=-)
 }
 
 # The image index and its SBOM.
