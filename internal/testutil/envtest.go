@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -86,6 +87,11 @@ func NewEnvironment() (*envtest.Environment, error) {
 		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: bin,
+		// envtest's default, 20 s for each of etcd and kube-apiserver, is
+		// short for a machine whose two cores also run other suites' control
+		// planes (a CI run saw kube-apiserver time out at start); a healthy
+		// start takes a few seconds, and only a failing one waits longer.
+		ControlPlaneStartTimeout: time.Minute,
 	}, nil
 }
 
