@@ -17,6 +17,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -106,21 +107,24 @@ func FuzzControlPlaneError(err error) []byte {
 // waitForFuzzControlPlane waits until the file at path exists and returns
 // its content.
 func waitForFuzzControlPlane(path string) (string, error) {
-	deadline := time.Now().Add(fuzzAPIServerFileWait)
-	for {
-		data, err := os.ReadFile(path)
-		if err == nil {
-			return string(data), nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%s: %w", FuzzAPIServerFileEnv, err)
-		}
-		if time.Now().After(deadline) {
-			return "", fmt.Errorf("%s: %s did not appear within %s (is hack/fuzzapiserver running?)",
-				FuzzAPIServerFileEnv, path, fuzzAPIServerFileWait)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var data []byte
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, fuzzAPIServerFileWait, true,
+		func(context.Context) (bool, error) {
+			var err error
+			data, err = os.ReadFile(path)
+			if errors.Is(err, os.ErrNotExist) {
+				return false, nil
+			}
+			return err == nil, err
+		})
+	switch {
+	case wait.Interrupted(err):
+		return "", fmt.Errorf("%s: %s did not appear within %s (is hack/fuzzapiserver running?)",
+			FuzzAPIServerFileEnv, path, fuzzAPIServerFileWait)
+	case err != nil:
+		return "", fmt.Errorf("%s: %w", FuzzAPIServerFileEnv, err)
 	}
+	return string(data), nil
 }
 
 // Main is the package's TestMain: under -fuzz the control plane starts
