@@ -18,7 +18,6 @@ package version
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -141,27 +140,5 @@ func TestBuildInfoCollector(t *testing.T) {
 	}
 	if m.GetGauge().GetValue() != 1 {
 		t.Errorf("value %v; want 1", m.GetGauge().GetValue())
-	}
-}
-
-// TestManagerVersionFlag builds the manager as make build does, with the
-// version linked in, and runs `manager --version`.
-func TestManagerVersionFlag(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "manager")
-	const pkg = "sunstrider.cn/operator/internal/version"
-	ldflags := "-X " + pkg + ".Version=1.2.3 -X " + pkg + ".Revision=" + sha +
-		" -X " + pkg + ".gitDescribe=v1.2.2-4-g29d4ee3-dirty"
-	build := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, "../../cmd")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.Command(bin, "--version").CombinedOutput()
-	if err != nil {
-		t.Fatalf("manager --version: %v\n%s", err, out)
-	}
-	want := "sunstrider-operator 1.2.3+29d4ee3.dirty (revision " + sha + ", " + runtime.Version() + ", " +
-		runtime.GOOS + "/" + runtime.GOARCH + ")\n"
-	if string(out) != want {
-		t.Errorf("manager --version printed %q; want %q", out, want)
 	}
 }
