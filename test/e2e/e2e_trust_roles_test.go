@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,8 +86,44 @@ func canI(t *testing.T, subject string, args ...string) bool {
 	case strings.HasPrefix(answer, "no"):
 		return false
 	}
-	t.Fatalf("kubectl auth can-i %v as %s: %v\n%s", args, subject, err, out)
+	// Errorf, not Fatalf: expectAnswers asks from other goroutines.
+	t.Errorf("kubectl auth can-i %v as %s: %v\n%s", args, subject, err, out)
 	return false
+}
+
+// question is one `kubectl auth can-i` a test asks: as subject, args
+// (verb, resource, flags); want is the expected answer, about names it in
+// a failure.
+type question struct {
+	subject string
+	args    []string
+	want    bool
+	about   string
+}
+
+// expectAnswers asks every question with `kubectl auth can-i`, eight at a
+// time (each is a kubectl process: asked one after another, the roles'
+// matrix took most of a minute), and fails t for each answer that is not
+// the one wanted.
+func expectAnswers(t *testing.T, questions []question) {
+	t.Helper()
+	answers := make([]bool, len(questions))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 8)
+	for i, q := range questions {
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			answers[i] = canI(t, q.subject, q.args...)
+		})
+	}
+	wg.Wait()
+	for i, q := range questions {
+		if answers[i] != q.want {
+			t.Errorf("%s: kubectl auth can-i --as=%s %s answered %t; want %t",
+				q.about, q.subject, strings.Join(q.args, " "), answers[i], q.want)
+		}
+	}
 }
 
 // canIList returns the rows of `kubectl auth can-i --list` in namespace as
@@ -174,6 +211,7 @@ func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 
 	// What the operator needs, granted (the probes below would pass on a
 	// ServiceAccount bound to nothing).
+	questions := make([]question, 0, 34)
 	for _, allowed := range [][]string{
 		{"update", "mutatingwebhookconfigurations/sunstrider-operator-mutating-webhook-configuration"},
 		{"update", "validatingwebhookconfigurations/sunstrider-operator-validating-webhook-configuration"},
@@ -185,7 +223,7 @@ func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 		// (below; docs/security.md, "Roles").
 		{"patch", "pods", "-n", "kube-system"},
 	} {
-		g.Expect(canI(t, operatorSubject, allowed...)).To(BeTrue(), "the operator may %v", allowed)
+		questions = append(questions, question{operatorSubject, allowed, true, "what the operator needs"})
 	}
 	// Nothing wider.
 	for _, refused := range [][]string{
@@ -219,8 +257,9 @@ func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 		{"bind", "clusterroles"},
 		{"impersonate", "users"},
 	} {
-		g.Expect(canI(t, operatorSubject, refused...)).To(BeFalse(), "the operator may not %v", refused)
+		questions = append(questions, question{operatorSubject, refused, false, "nothing wider"})
 	}
+	expectAnswers(t, questions)
 
 	expectPodPatchesConfined(t, g)
 }
@@ -308,33 +347,38 @@ func TestBuiltInRolesGrantTheNamespacedKinds(t *testing.T) {
 		return canI(t, editorUser, append([]string{"create", namespacedKinds[0]}, in...)...)
 	}).Should(BeTrue(), "edit grants creating %s", namespacedKinds[0])
 
+	var questions []question
+	ask := func(subject string, want bool, about string, args ...string) {
+		questions = append(questions, question{subject, args, want, about})
+	}
 	for _, kind := range namespacedKinds {
 		for _, verb := range []string{"create", "get", "list", "watch", "update", "patch", "delete"} {
-			g.Expect(canI(t, editorUser, append([]string{verb, kind}, in...)...)).To(BeTrue(), "edit: %s %s", verb, kind)
-			g.Expect(canI(t, adminUser, append([]string{verb, kind}, in...)...)).To(BeTrue(), "admin: %s %s", verb, kind)
+			ask(editorUser, true, "edit", append([]string{verb, kind}, in...)...)
+			ask(adminUser, true, "admin", append([]string{verb, kind}, in...)...)
 		}
-		g.Expect(canI(t, adminUser, append([]string{"deletecollection", kind}, in...)...)).To(BeTrue(),
-			"admin: deletecollection %s", kind)
+		ask(adminUser, true, "admin", append([]string{"deletecollection", kind}, in...)...)
 		for _, verb := range []string{"get", "list", "watch"} {
-			g.Expect(canI(t, viewerUser, append([]string{verb, kind}, in...)...)).To(BeTrue(), "view: %s %s", verb, kind)
+			ask(viewerUser, true, "view", append([]string{verb, kind}, in...)...)
 		}
 		for _, verb := range []string{"create", "update", "patch", "delete"} {
-			g.Expect(canI(t, viewerUser, append([]string{verb, kind}, in...)...)).To(BeFalse(), "view: %s %s", verb, kind)
+			ask(viewerUser, false, "view", append([]string{verb, kind}, in...)...)
 		}
 		// The status is the operator's to write.
-		g.Expect(canI(t, editorUser, append([]string{"update", kind, "--subresource=status"}, in...)...)).To(BeFalse(),
-			"edit: update %s/status", kind)
+		ask(editorUser, false, "edit: the status", append([]string{"update", kind, "--subresource=status"}, in...)...)
 		// A RoleBinding grants nothing in another namespace.
-		g.Expect(canI(t, editorUser, "create", kind, "-n", "default")).To(BeFalse(), "edit in default: create %s", kind)
+		ask(editorUser, false, "edit in default", "create", kind, "-n", "default")
 	}
 	for _, kind := range clusterKinds {
 		for _, user := range []string{editorUser, viewerUser, adminUser} {
 			for _, verb := range []string{"get", "list", "create", "update", "delete"} {
-				g.Expect(canI(t, user, verb, kind)).To(BeFalse(), "%s: %s %s", user, verb, kind)
-				g.Expect(canI(t, user, append([]string{verb, kind}, in...)...)).To(BeFalse(), "%s in the namespace: %s %s",
-					user, verb, kind)
+				ask(user, false, "cluster-scoped", verb, kind)
+				ask(user, false, "cluster-scoped, in the namespace", append([]string{verb, kind}, in...)...)
 			}
 		}
+	}
+	expectAnswers(t, questions)
+	if t.Failed() {
+		return
 	}
 
 	// As users meet it: the editor creates one object of each kind (the
