@@ -27,15 +27,13 @@ func TestManagerVersionNamesThisBuild(t *testing.T) {
 	revision := strings.TrimSpace(mustSh(t, nil, "git", "rev-parse", "HEAD"))
 	describe := strings.TrimSpace(mustSh(t, nil, "git", "describe", "--tags", "--always", "--dirty"))
 	dirty := strings.HasSuffix(describe, "-dirty")
+	tagged := strings.TrimSuffix(describe, "-dirty") == "v"+release
 	version := release
-	switch {
-	case strings.TrimSuffix(describe, "-dirty") != "v"+release:
+	if !tagged || dirty {
 		version += "+" + revision[:7]
-		if dirty {
-			version += ".dirty"
-		}
-	case dirty:
-		version += "+" + revision[:7] + ".dirty"
+	}
+	if dirty {
+		version += ".dirty"
 	}
 	want := fmt.Sprintf("sunstrider-operator %s (revision %s, %s, %s/%s)\n",
 		version, revision, runtime.Version(), runtime.GOOS, runtime.GOARCH)
