@@ -169,8 +169,16 @@ FUZZ_TARGETS ?= ./api/example/v1:FuzzDrinkConversion:40000 ./internal/webhook/ap
 # "no fuzz tests to fuzz", or prints no "fuzz: elapsed" line) fails the run.
 FUZZ_SCALE ?= 1
 
+# Beside a cluster suite (CI: make -j4 test-e2e ... fuzz vulncheck), fuzz and
+# vulncheck read the sources only once cluster-suite-bins has regenerated
+# them: controller-gen rewrites its files in place, even when unchanged, and
+# a package loaded at that moment would see a truncated file (and fuzz takes
+# the Kubernetes binaries from that step, not from a second build-k8s.sh
+# writing the same files). Alone they wait for nothing.
+AFTER_SUITE_BINS = $(if $(filter test-e2e test-chaos test-container,$(MAKECMDGOALS)),cluster-suite-bins)
+
 .PHONY: fuzz
-fuzz: k8s-test-bins ## Short fuzz run of every fuzz target (FUZZ_TARGETS: <package>:<target>:<executions>) beside one shared control plane; fails when a target did not fuzz.
+fuzz: $(or $(AFTER_SUITE_BINS),k8s-test-bins) ## Short fuzz run of every fuzz target (FUZZ_TARGETS: <package>:<target>:<executions>) beside one shared control plane; fails when a target did not fuzz.
 	go build -o "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzzapiserver
 	@KUBEBUILDER_ASSETS="$(K8S_BIN)" FUZZ_SCALE="$(FUZZ_SCALE)" "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzz.sh $(FUZZ_TARGETS)
 
@@ -204,8 +212,9 @@ test-container: cluster-suite-bins ## The shipped image run as the chart's Pod (
 # even under `make -j` (controller-gen, go fmt and go build read and write
 # the same files). The two suites run on clusters and ports of their own and
 # spend most of their time waiting (leases to expire, rollouts, windows in
-# which nothing may happen), so CI runs them side by side:
-#   make -j2 --output-sync=target test-e2e test-chaos
+# which nothing may happen), so CI runs them side by side, with the release
+# check, the container suite, fuzz and vulncheck filling the idle cores:
+#   make -j4 --output-sync=target test-e2e test-chaos test-release test-container fuzz vulncheck
 .PHONY: cluster-suite-bins
 cluster-suite-bins:
 	@$(MAKE) --no-print-directory -j1 k8s-cluster-bins manifests generate kustomize helm build
@@ -252,7 +261,7 @@ lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e, chaos and contai
 	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container,release
 
 .PHONY: vulncheck
-vulncheck: govulncheck indexdb ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
+vulncheck: govulncheck indexdb $(AFTER_SUITE_BINS) ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
 	db=$$(./hack/vulndb.sh "$(INDEXDB)" "$(LOCALBIN)" "$(VULNDB_VERSION)"); \
 	"$(GOVULNCHECK)" -db "file://$$db" -tags e2e,chaos,container ./...
 
