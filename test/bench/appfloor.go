@@ -54,7 +54,7 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 
-	b.settle(ctx, "Application floor", n)
+	busy := b.settle(ctx, "Application floor", n)
 	span, err := startCPUSpan(ctx, b.apiserver)
 	if err != nil {
 		return result{}, err
@@ -68,6 +68,7 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 		return result{}, f.failure(ctx, err)
 	}
 	r := na()
+	r.busy = busy
 	if err := span.end(ctx, &r); err != nil {
 		return result{}, err
 	}

@@ -206,34 +206,38 @@ const (
 	// quietShare is the machine's busy share under which it counts as
 	// quiet: the idle control plane, kwok and the operator use a few %.
 	quietShare = 0.15
-	// quietTimeout bounds the wait for a quiet machine.
-	quietTimeout = 3 * time.Minute
+	// quietTimeout bounds the wait for a quiet machine: a thousand
+	// Applications' children take the garbage collector and etcd a few
+	// minutes to forget after their namespace is gone.
+	quietTimeout = 10 * time.Minute
 )
 
 // waitQuiet waits until the machine has been quiet (under quietShare busy)
 // for two consecutive seconds, so that a variant neither pays for the
 // previous one's clean-up (the namespace controller and the garbage
 // collector deleting a thousand of everything) nor for a controller's
-// start-up. It gives up after quietTimeout and lets the caller measure
-// anyway; it returns how long it waited and the last second's busy share.
-func waitQuiet(ctx context.Context) (time.Duration, float64, error) {
+// start-up. It gives up after quietTimeout; it returns how long it waited,
+// the last second's busy share and whether the machine got quiet: when not,
+// the variant is measured on a busy machine and compares with nothing
+// (result.busy).
+func waitQuiet(ctx context.Context) (time.Duration, float64, bool, error) {
 	start := time.Now()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	prev, err := readMachineCPU()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, false, err
 	}
 	quiet := 0
 	for {
 		select {
 		case <-ctx.Done():
-			return time.Since(start), 0, ctx.Err()
+			return time.Since(start), 0, false, ctx.Err()
 		case <-tick.C:
 		}
 		now, err := readMachineCPU()
 		if err != nil {
-			return time.Since(start), 0, err
+			return time.Since(start), 0, false, err
 		}
 		_, share := now.since(prev)
 		prev = now
@@ -243,7 +247,7 @@ func waitQuiet(ctx context.Context) (time.Duration, float64, error) {
 			quiet = 0
 		}
 		if quiet == 2 || time.Since(start) > quietTimeout {
-			return time.Since(start), share, nil
+			return time.Since(start), share, quiet == 2, nil
 		}
 	}
 }

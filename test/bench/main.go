@@ -448,6 +448,9 @@ func (b *bench) steadyMode(ctx context.Context) error {
 func (b *bench) tables(results []result) string {
 	table := renderTable(results, b.cfg.perNamespace) + "\n\n" + renderProcesses(results) + "\n\n" +
 		renderRequests(results)
+	if v := renderVerdicts(results); v != "" {
+		table += "\n\n" + v
+	}
 	if wh := renderWebhooks(results); wh != "" {
 		table += "\n\n" + wh
 	}
@@ -499,6 +502,9 @@ type result struct {
 	// childAccess is the operator's spec.childAccess mode when the
 	// benchmark set it (-child-access).
 	childAccess configv1alpha1.ChildAccess
+	// busy says why this variant compares with nothing (settle): the
+	// machine was not quiet when it started; "" when it was.
+	busy string
 }
 
 func na() result {
@@ -709,7 +715,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	if err := stages.watch(wctx, b.c, ns, false); err != nil {
 		return result{}, err
 	}
-	b.settle(ctx, "floor", n)
+	busy := b.settle(ctx, "floor", n)
 	span, err := startCPUSpan(ctx, b.apiserver)
 	if err != nil {
 		return result{}, err
@@ -728,6 +734,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 	r := na()
+	r.busy = busy
 	if err := span.end(ctx, &r); err != nil {
 		return result{}, err
 	}
@@ -888,17 +895,24 @@ func (b *bench) spread(variant string, n int) spread {
 }
 
 // settle waits for a quiet machine before a variant starts creating
-// (waitQuiet) and logs how long that took.
-func (b *bench) settle(ctx context.Context, variant string, n int) {
-	waited, share, err := waitQuiet(ctx)
+// (waitQuiet) and logs how long that took. It returns why the variant's
+// figures compare with nothing ("" when the machine got quiet): a variant
+// that starts while the machine is still busy (the previous variant's
+// clean-up, another program) pays for that work too, so the table gives it
+// no ratio rather than a wrong one.
+func (b *bench) settle(ctx context.Context, variant string, n int) string {
+	waited, share, quiet, err := waitQuiet(ctx)
 	switch {
 	case err != nil:
 		logf("%s N=%d: reading /proc/stat: %v", variant, n, err)
-	case share >= quietShare:
-		logf("%s N=%d: the machine is still %.0f %% busy after %s; measuring anyway", variant, n, 100*share,
-			waited.Round(time.Second))
+		return fmt.Sprintf("machine load unknown (%v)", err)
+	case !quiet:
+		busy := fmt.Sprintf("machine still %.0f %% busy after %s", 100*share, waited.Round(time.Second))
+		logf("%s N=%d: the %s; its figures compare with nothing", variant, n, busy)
+		return busy
 	default:
 		logf("%s N=%d: the machine is quiet (%.0f %% busy) after %s", variant, n, 100*share, waited.Round(time.Second))
+		return ""
 	}
 }
 
@@ -908,7 +922,7 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns spread, n int
 	requireCondition bool) (result, error) {
 	r := na()
 	r.variant, r.n = variant, n
-	b.settle(ctx, variant, n) // caches synced, start-up writes done, the previous variant cleaned up
+	r.busy = b.settle(ctx, variant, n) // caches synced, start-up writes done, the previous variant cleaned up
 	base, err := p.settledHeap()
 	if err != nil {
 		return r, err
@@ -1076,20 +1090,23 @@ func renderTable(results []result, perNamespace int) string {
 		switch {
 		case isOperator(r.variant):
 			if hasFloor {
-				ratio = fmt.Sprintf("operator/floor **%.2f**", r.converge.Seconds()/floor.converge.Seconds())
+				ratio = convergeRatio("operator/floor", "**%.2f**", r, floor)
 			}
 			if hasAppFloor {
-				ratio += fmt.Sprintf(", operator/Application floor **%.2f**",
-					r.converge.Seconds()/appFloor.converge.Seconds())
+				ratio = strings.TrimPrefix(ratio+", "+
+					convergeRatio("operator/Application floor", "**%.2f**", r, appFloor), ", ")
 			}
 		case r.variant == appFloorVariant:
 			if hasFloor {
-				ratio = fmt.Sprintf("Application floor/floor %.2f", r.converge.Seconds()/floor.converge.Seconds())
+				ratio = convergeRatio("Application floor/floor", "%.2f", r, floor)
 			}
 		case r.variant == "seed design":
 			if hasOp {
-				ratio = fmt.Sprintf("seed/%s **%.1f**", op.variant, r.converge.Seconds()/op.converge.Seconds())
+				ratio = convergeRatio("seed/"+op.variant, "**%.1f**", r, op)
 			}
+		}
+		if ratio == "" && r.busy != "" {
+			ratio = "no ratio: " + r.busy
 		}
 		split := "-"
 		if r.eventsPerApp >= 0 {
@@ -1111,6 +1128,16 @@ func renderTable(results []result, perNamespace int) string {
 	fmt.Fprintf(&sb, "\n%d CPUs, %s; kwok cluster, QPS limits off; %d parallel creates; %s.",
 		runtime.NumCPU(), runtime.Version(), createWorkers, placement)
 	return sb.String()
+}
+
+// convergeRatio is "name value" for r's convergence time over ref's, or,
+// when either started on a busy machine (result.busy), "name: no ratio" and
+// why: a ratio against a variant that paid for other work is wrong either way.
+func convergeRatio(name, format string, r, ref result) string {
+	if busy := cmpBusy(r, ref); busy != "" {
+		return fmt.Sprintf("%s: no ratio (%s)", name, busy)
+	}
+	return name + " " + fmt.Sprintf(format, r.converge.Seconds()/ref.converge.Seconds())
 }
 
 func dur(d time.Duration) string {
@@ -1184,7 +1211,11 @@ func renderProcesses(results []result) string {
 		if r.processes == nil {
 			continue
 		}
-		fmt.Fprintf(&sb, "| %d | %s |", r.n, r.variant)
+		variant := r.variant
+		if r.busy != "" {
+			variant += " (started on a busy machine)"
+		}
+		fmt.Fprintf(&sb, "| %d | %s |", r.n, variant)
 		all := writeProcessCells(&sb, r.processes, 1, "%.1f")
 		fmt.Fprintf(&sb, " %.1f |\n", all)
 	}

@@ -55,6 +55,9 @@ type steadyResult struct {
 	stages []stageSummary
 	// cpu is where the machine's CPU went in each phase at this rate.
 	cpu []phaseCPU
+	// busy says why the rate's figures compare with nothing: a phase
+	// started on a busy machine (bench.settle).
+	busy []string
 }
 
 // latencies are the p50, p90 and p99 of a set of durations.
@@ -214,7 +217,9 @@ func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult) error {
 	if err := createNamespace(ctx, b.c, ns); err != nil {
 		return err
 	}
-	b.settle(ctx, fmt.Sprintf("steady %g/s Application floor", r.rate), r.items)
+	if busy := b.settle(ctx, fmt.Sprintf("steady %g/s Application floor", r.rate), r.items); busy != "" {
+		r.busy = append(r.busy, "Application floor: "+busy)
+	}
 	f, stop, err := startAppFloor(ctx, b.c, single(ns), r.items)
 	if err != nil {
 		return err
@@ -241,7 +246,9 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 			return res, err
 		}
 	}
-	b.settle(ctx, fmt.Sprintf("steady %g/s", rate), n)
+	if busy := b.settle(ctx, fmt.Sprintf("steady %g/s", rate), n); busy != "" {
+		res.busy = append(res.busy, busy)
+	}
 
 	// Applications at the rate.
 	stages := newStageRecorder()
@@ -468,6 +475,8 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	for _, r := range results {
 		target := "met"
 		switch {
+		case len(r.busy) > 0:
+			target = "no verdict: " + strings.Join(r.busy, "; ")
 		case r.flBacklog:
 			target = "floor backlogged: not applicable"
 		case r.operator.p99 > r.floor.p99+time.Second:

@@ -65,12 +65,16 @@ func TestRenderSteadyJudgesTheTarget(t *testing.T) {
 		{rate: 20, items: 1200, operator: l(5 * time.Second), floor: l(2 * time.Second)},
 		{rate: 50, items: 3000, operator: l(50 * time.Second), floor: l(40 * time.Second), flBacklog: true},
 		{rate: 7, items: 420, operator: l(1195*time.Millisecond + 300*time.Microsecond), floor: l(195 * time.Millisecond)},
+		{rate: 9, items: 540, operator: l(9 * time.Second), floor: l(time.Second),
+			busy: []string{"machine still 99 % busy after 10m0s"}},
 	}, 5000, time.Minute)
 	containsAll(t, "the table", out,
 		"| 5/s | 300 | 1500 ms / 3000 ms / 3000 ms | 1250 ms / 2500 ms / 2500 ms | met |",
 		"| 20/s | 1200 | 2500 ms / 5000 ms / 5000 ms | 1000 ms / 2000 ms / 2000 ms | **missed** by 2000 ms |",
 		"(backlog) | floor backlogged: not applicable |",
 		"| 98 ms / 195 ms / 195 ms | **missed** by 0.30 ms |",
+		"| 9/s | 540 | 4500 ms / 9000 ms / 9000 ms | 500 ms / 1000 ms / 1000 ms | "+
+			"no verdict: machine still 99 % busy after 10m0s |",
 		"| 5/s | 50 ms / 100 ms / 100 ms | 500 ms / 1000 ms / 1000 ms | 1000 ms / 2000 ms / 2000 ms | "+
 			"400 ms / 800 ms / 800 ms |",
 	)

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// costTarget is one of the operator's cost targets against the Application
+// floor of the same run (issue "The operator's own cost"): the operator's
+// figure over the Application floor's must stay at or under max.
+type costTarget struct {
+	name string
+	max  float64
+	// of is the figure compared, per Application where it is a count;
+	// ok is false when the result did not measure it.
+	of func(r result) (v float64, ok bool)
+}
+
+var costTargets = []costTarget{
+	{name: "kube-apiserver CPU-s per Application", max: 1.10, of: func(r result) (float64, bool) {
+		v, ok := r.processes["kube-apiserver"]
+		return v / float64(r.n), ok && r.n > 0
+	}},
+	{name: "API requests per Application", max: 1.00, of: func(r result) (float64, bool) {
+		if r.requests == nil || r.n == 0 {
+			return 0, false
+		}
+		var total float64
+		for _, v := range r.requests {
+			total += v
+		}
+		return total / float64(r.n), true
+	}},
+	{name: "convergence", max: 1.05, of: func(r result) (float64, bool) {
+		return r.converge.Seconds(), r.converge > 0
+	}},
+}
+
+// renderVerdicts judges, for each N, every operator variant against the
+// Application floor measured in the same run: each target's ratio as the
+// median with min and max over the runs at that N (the i-th run of a
+// variant paired with the i-th Application floor run), and met or missed.
+// A pair in which either side started on a busy machine (result.busy) is
+// left out and said so; with no pair left there is no verdict.
+func renderVerdicts(results []result) string {
+	byN := map[int]map[string][]result{}
+	for _, r := range results {
+		if byN[r.n] == nil {
+			byN[r.n] = map[string][]result{}
+		}
+		byN[r.n][r.variant] = append(byN[r.n][r.variant], r)
+	}
+	var sb strings.Builder
+	for _, n := range slices.Sorted(maps.Keys(byN)) {
+		floors := byN[n][appFloorVariant]
+		if len(floors) == 0 {
+			continue
+		}
+		for _, variant := range slices.Sorted(maps.Keys(byN[n])) {
+			if !isOperator(variant) {
+				continue
+			}
+			if sb.Len() == 0 {
+				sb.WriteString("The operator's cost against the Application floor of the same run " +
+					"(operator / Application floor; median, min and max over the runs):\n\n" +
+					"| N | variant | target | ratio | runs | verdict |\n|---:|---|---|---:|---:|---|\n")
+			}
+			for _, t := range costTargets {
+				fmt.Fprintf(&sb, "| %d | %s | %s ≤ %.2f | %s |\n", n, variant, t.name, t.max,
+					verdict(t, byN[n][variant], floors))
+			}
+		}
+	}
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
+// verdict is the ratio, runs and verdict cells of target t for the
+// operator runs ops against the Application floor runs floors.
+func verdict(t costTarget, ops, floors []result) string {
+	var ratios []float64
+	var skipped []string
+	for i := range min(len(ops), len(floors)) {
+		op, floor := ops[i], floors[i]
+		if busy := cmpBusy(op, floor); busy != "" {
+			skipped = append(skipped, busy)
+			continue
+		}
+		v, okV := t.of(op)
+		ref, okRef := t.of(floor)
+		if !okV || !okRef || ref <= 0 {
+			skipped = append(skipped, "not measured")
+			continue
+		}
+		ratios = append(ratios, v/ref)
+	}
+	if len(ratios) == 0 {
+		why := "no pair of runs"
+		if len(skipped) > 0 {
+			why = strings.Join(skipped, "; ")
+		}
+		return fmt.Sprintf("- | 0 | no verdict: %s", why)
+	}
+	slices.Sort(ratios)
+	med := ratios[len(ratios)/2]
+	if len(ratios)%2 == 0 {
+		med = (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
+	}
+	cell := fmt.Sprintf("%.2f (%.2f–%.2f)", med, ratios[0], ratios[len(ratios)-1])
+	runs := fmt.Sprint(len(ratios))
+	if len(skipped) > 0 {
+		runs += fmt.Sprintf(" (%d left out: %s)", len(skipped), strings.Join(skipped, "; "))
+	}
+	judged := "met"
+	if med > t.max {
+		judged = fmt.Sprintf("**missed** by %.2f", med-t.max)
+	}
+	return fmt.Sprintf("%s | %s | %s", cell, runs, judged)
+}
+
+// cmpBusy says why op and floor do not compare ("" when they do): one of
+// them started on a busy machine.
+func cmpBusy(op, floor result) string {
+	for _, r := range []result{op, floor} {
+		if r.busy != "" {
+			return r.variant + ": " + r.busy
+		}
+	}
+	return ""
+}

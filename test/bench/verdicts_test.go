@@ -1,0 +1,98 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
+	run := func(variant string, apiserverCPU, requests float64, converge time.Duration, busy string) result {
+		r := na()
+		r.variant, r.n, r.converge, r.busy = variant, 1000, converge, busy
+		r.processes = map[string]float64{"kube-apiserver": apiserverCPU}
+		r.requests = map[string]float64{"POST applications": requests}
+		return r
+	}
+	floor := func(busy string) result { return run(appFloorVariant, 75.6, 21600, 100*time.Second, busy) }
+	tests := []struct {
+		name    string
+		results []result
+		want    []string
+	}{{
+		name:    "met",
+		results: []result{floor(""), run("operator", 80, 21000, 104*time.Second, "")},
+		want: []string{
+			"| 1000 | operator | kube-apiserver CPU-s per Application ≤ 1.10 | 1.06 (1.06–1.06) | 1 | met |",
+			"| 1000 | operator | API requests per Application ≤ 1.00 | 0.97 (0.97–0.97) | 1 | met |",
+			"| 1000 | operator | convergence ≤ 1.05 | 1.04 (1.04–1.04) | 1 | met |",
+		},
+	}, {
+		name:    "missed",
+		results: []result{floor(""), run("operator", 106.6, 23500, 142*time.Second, "")},
+		want: []string{
+			"| kube-apiserver CPU-s per Application ≤ 1.10 | 1.41 (1.41–1.41) | 1 | **missed** by 0.31 |",
+			"| API requests per Application ≤ 1.00 | 1.09 (1.09–1.09) | 1 | **missed** by 0.09 |",
+			"| convergence ≤ 1.05 | 1.42 (1.42–1.42) | 1 | **missed** by 0.37 |",
+		},
+	}, {
+		name: "the median of three runs, paired in order",
+		results: []result{
+			floor(""), run("operator", 75.6, 21600, 100*time.Second, ""),
+			floor(""), run("operator", 90.72, 21600, 120*time.Second, ""),
+			floor(""), run("operator", 83.16, 21600, 110*time.Second, ""),
+		},
+		want: []string{
+			"| kube-apiserver CPU-s per Application ≤ 1.10 | 1.10 (1.00–1.20) | 3 | met |",
+			"| convergence ≤ 1.05 | 1.10 (1.00–1.20) | 3 | **missed** by 0.05 |",
+		},
+	}, {
+		name: "a pair that started on a busy machine is left out",
+		results: []result{
+			floor("machine still 99 % busy after 10m0s"), run("operator", 200, 21600, 300*time.Second, ""),
+			floor(""), run("operator", 75.6, 21600, 100*time.Second, ""),
+		},
+		want: []string{
+			"| convergence ≤ 1.05 | 1.00 (1.00–1.00) | 1 (1 left out: Application floor (plain client): " +
+				"machine still 99 % busy after 10m0s) | met |",
+		},
+	}, {
+		name:    "no verdict when every pair is left out",
+		results: []result{floor(""), run("operator", 80, 21000, 104*time.Second, "machine still 40 % busy after 10m0s")},
+		want: []string{
+			"| convergence ≤ 1.05 | - | 0 | no verdict: operator: machine still 40 % busy after 10m0s |",
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := renderVerdicts(tt.results)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("verdicts lack\n%s\ngot\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+func TestRenderVerdictsNeedsAnApplicationFloor(t *testing.T) {
+	r := na()
+	r.variant, r.n, r.converge = "operator", 100, time.Second
+	if got := renderVerdicts([]result{r}); got != "" {
+		t.Errorf("verdicts without an Application floor: %q", got)
+	}
+}
+
+func TestConvergeRatioGivesNoneForABusyStart(t *testing.T) {
+	op, floor := na(), na()
+	op.variant, op.converge = "operator", 20*time.Second
+	floor.variant, floor.converge = "floor (plain client)", 10*time.Second
+	if got, want := convergeRatio("operator/floor", "%.2f", op, floor), "operator/floor 2.00"; got != want {
+		t.Errorf("quiet start: %q, want %q", got, want)
+	}
+	floor.busy = "machine still 99 % busy after 10m0s"
+	want := "operator/floor: no ratio (floor (plain client): machine still 99 % busy after 10m0s)"
+	if got := convergeRatio("operator/floor", "%.2f", op, floor); got != want {
+		t.Errorf("busy start: %q, want %q", got, want)
+	}
+}
