@@ -173,8 +173,8 @@ FUZZ_SCALE ?= 1
 # vulncheck read the sources only once cluster-suite-bins has regenerated
 # them: controller-gen rewrites its files in place, even when unchanged, and
 # a package loaded at that moment would see a truncated file (and fuzz takes
-# the Kubernetes binaries from that step, not from a second build-k8s.sh
-# writing the same files). Alone they wait for nothing.
+# the Kubernetes binaries from that step rather than build them a second
+# time beside it). Alone they wait for nothing.
 AFTER_SUITE_BINS = $(if $(filter test-e2e test-chaos test-container,$(MAKECMDGOALS)),cluster-suite-bins)
 
 .PHONY: fuzz
@@ -541,8 +541,8 @@ k8s-test-bins: ## Build kube-apiserver, etcd and kubectl for envtest into bin/k8
 	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) ./hack/build-k8s.sh "$(K8S_BIN)" kube-apiserver etcd kubectl
 
 .PHONY: k8s-cluster-bins
-k8s-cluster-bins: k8s-test-bins kwok ## Also build kube-controller-manager, kube-scheduler, kwok and kwokctl for a whole local cluster.
-	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) ./hack/build-k8s.sh "$(K8S_BIN)" kube-controller-manager kube-scheduler
+k8s-cluster-bins: kwok ## Build what k8s-test-bins builds and kube-controller-manager, kube-scheduler, kwok and kwokctl for a whole local cluster.
+	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) ./hack/build-k8s.sh "$(K8S_BIN)" kube-apiserver etcd kubectl kube-controller-manager kube-scheduler
 
 .PHONY: kwok
 kwok: $(KWOK_BIN)/kwok $(KWOK_BIN)/kwokctl ## Build kwok and kwokctl into bin/kwok/<version> (once).

@@ -1,0 +1,147 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+)
+
+// readySeen is one status of the Application as a watcher saw it.
+type readySeen struct {
+	observedGeneration int64
+	ready              metav1.ConditionStatus
+	reason             string
+	workflow           sunappsv1.WorkflowStatus
+}
+
+func (s readySeen) String() string {
+	return fmt.Sprintf("gen %d Ready=%s (%s) updated %d ready %d available %d of %d",
+		s.observedGeneration, s.ready, s.reason, s.workflow.UpdatedReplicas, s.workflow.ReadyReplicas,
+		s.workflow.AvailableReplicas, s.workflow.Replicas)
+}
+
+// TestARolloutTakesReadyFalseOnce changes the image of a converged
+// Application of three replicas (a rolling update of several steps, run by
+// kube-controller-manager) and watches its status as Flux or Argo CD would:
+// Ready goes False once when the operator sees the new generation and back
+// to True once the new Pods are all rolled out and available, never True
+// in between (no True→False→True inside one rollout). It logs the status
+// writes the rollout took.
+func TestARolloutTakesReadyFalseOnce(t *testing.T) {
+	g := NewWithT(t)
+	const name = "rollout-once"
+	dumpOnFailure(t, "default", "applications", "deployments", "replicasets", "pods")
+	replicas := int32(3)
+	labels := map[string]string{"app": name}
+	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: labels}}
+	app.Spec.Deployment.Replicas = &replicas
+	app.Spec.Deployment.Selector = &metav1.LabelSelector{MatchLabels: labels}
+	app.Spec.Deployment.Template = corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "nginx", Image: "nginx:1.14.2", Ports: []corev1.ContainerPort{{ContainerPort: 80}},
+		}}},
+	}
+	app.Spec.Service.Ports = []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}
+	g.Expect(admin.Create(ctx(), app)).To(Succeed())
+	t.Cleanup(func() { _ = admin.Delete(ctx(), app) })
+
+	key := client.ObjectKeyFromObject(app)
+	rolledOut := func(a *sunappsv1.Application) bool {
+		w := a.Status.Workflow
+		return a.Status.ObservedGeneration == a.Generation &&
+			meta.IsStatusConditionTrue(a.Status.Conditions, sunappsv1.ConditionReady) &&
+			w.Replicas == replicas && w.UpdatedReplicas == replicas && w.AvailableReplicas == replicas
+	}
+	g.Eventually(func(g Gomega) {
+		g.Expect(admin.Get(ctx(), key, app)).To(Succeed())
+		g.Expect(rolledOut(app)).To(BeTrue(), "status: %+v", app.Status)
+	}, wait, interval).Should(Succeed())
+
+	// A watch from the converged Application's resourceVersion: every
+	// status written from here on.
+	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
+	g.Expect(err).NotTo(HaveOccurred())
+	wc, err := client.NewWithWatch(cfg, client.Options{Scheme: scheme})
+	g.Expect(err).NotTo(HaveOccurred())
+	w, err := wc.Watch(ctx(), &sunappsv1.ApplicationList{}, client.InNamespace("default"),
+		&client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name),
+			Raw: &metav1.ListOptions{ResourceVersion: app.ResourceVersion}})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer w.Stop()
+
+	patch := client.MergeFrom(app.DeepCopy())
+	app.Spec.Deployment.Template.Spec.Containers[0].Image = "nginx:1.25.3"
+	g.Expect(admin.Patch(ctx(), app, patch)).To(Succeed())
+	newGen := app.Generation
+
+	// Every status until the Application says the new spec is rolled out:
+	// Ready True at the new generation with every Pod updated and available.
+	var seen []readySeen
+	last := app.Status.DeepCopy()
+	writes := 0
+	timeout := time.After(2 * time.Minute)
+	for done := false; !done; {
+		select {
+		case ev, ok := <-w.ResultChan():
+			g.Expect(ok).To(BeTrue(), "the watch ended; seen: %v", seen)
+			g.Expect(ev.Type).To(Equal(watch.Modified), "event %s", ev.Type)
+			a := ev.Object.(*sunappsv1.Application)
+			if equality.Semantic.DeepEqual(&a.Status, last) {
+				continue // a spec or metadata change
+			}
+			writes++
+			last = a.Status.DeepCopy()
+			ready := meta.FindStatusCondition(a.Status.Conditions, sunappsv1.ConditionReady)
+			g.Expect(ready).NotTo(BeNil())
+			seen = append(seen, readySeen{a.Status.ObservedGeneration, ready.Status, ready.Reason, a.Status.Workflow})
+			done = a.Generation == newGen && rolledOut(a)
+		case <-timeout:
+			t.Fatalf("the rollout did not finish in 2 minutes; statuses seen:\n%s", statuses(seen))
+		}
+	}
+	t.Logf("the rollout took %d status writes:\n%s", writes, statuses(seen))
+
+	// Ready: True while the old generation is shown, then False from the
+	// first status of the new generation until the last, which is True.
+	falseSeen := false
+	for i, s := range seen {
+		isLast := i == len(seen)-1
+		switch {
+		case s.observedGeneration < newGen:
+			g.Expect(s.ready).To(Equal(metav1.ConditionTrue), "status %d of the old generation:\n%s", i, statuses(seen))
+		case isLast:
+			g.Expect(s.ready).To(Equal(metav1.ConditionTrue))
+		default:
+			g.Expect(s.ready).NotTo(Equal(metav1.ConditionTrue),
+				"Ready True before the new spec was rolled out (status %d):\n%s", i, statuses(seen))
+			falseSeen = true
+		}
+	}
+	g.Expect(falseSeen).To(BeTrue(), "Ready never went False for the rollout:\n%s", statuses(seen))
+}
+
+func statuses(seen []readySeen) string {
+	lines := make([]string, len(seen))
+	for i, s := range seen {
+		lines[i] = fmt.Sprintf("  %d: %s", i, s)
+	}
+	return strings.Join(lines, "\n")
+}
