@@ -81,6 +81,7 @@ func validateApplication(app *sunappsv1.Application) field.ErrorList {
 	}
 	d := &app.Spec.Deployment
 	return slices.Concat(
+		validateReplicas(d.Replicas, deploymentPath.Child("replicas")),
 		validateSelector(d.Selector, deploymentPath.Child("selector")),
 		validateTemplateLabels(d, deploymentPath),
 		validateContainers(d.Template.Spec.Containers, deploymentPath.Child("template", "spec", "containers")),
@@ -160,6 +161,15 @@ func validateTemplateLabels(d *sunappsv1.DeploymentTemplate, path *field.Path) f
 		errs = append(errs, field.Invalid(labelsPath, d.Template.Labels, msgSelectorMismatch))
 	}
 	return errs
+}
+
+// validateReplicas refuses a negative replica count, as the CRD's schema
+// does (minimum 0): the validator's verdict is the API server's.
+func validateReplicas(replicas *int32, path *field.Path) field.ErrorList {
+	if replicas != nil && *replicas < 0 {
+		return field.ErrorList{field.Invalid(path, *replicas, "must be greater than or equal to 0")}
+	}
+	return nil
 }
 
 // validateContainers requires at least one container, each with a unique

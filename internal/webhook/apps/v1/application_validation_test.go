@@ -90,6 +90,9 @@ func TestValidateApplication(t *testing.T) {
 		{name: "malformed template label", mutate: func(a *sunappsv1.Application) {
 			a.Spec.Deployment.Template.Labels["bad key!"] = "x"
 		}, want: []fieldErr{{field.ErrorTypeInvalid, "spec.deployment.template.metadata.labels"}}},
+		{name: "negative replicas", mutate: func(a *sunappsv1.Application) {
+			a.Spec.Deployment.Replicas = new(int32(-72))
+		}, want: []fieldErr{{field.ErrorTypeInvalid, "spec.deployment.replicas"}}},
 		{name: "no container", mutate: func(a *sunappsv1.Application) {
 			a.Spec.Deployment.Template.Spec.Containers = nil
 		}, want: []fieldErr{{field.ErrorTypeRequired, "spec.deployment.template.spec.containers"}}},
