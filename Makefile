@@ -169,7 +169,7 @@ FUZZ_TARGETS ?= ./api/example/v1:FuzzDrinkConversion:40000 ./internal/webhook/ap
 # "no fuzz tests to fuzz", or prints no "fuzz: elapsed" line) fails the run.
 FUZZ_SCALE ?= 1
 
-# Beside a cluster suite (CI: make -j4 test-e2e ... fuzz vulncheck), fuzz and
+# Beside a cluster suite (CI: make -j6 test-e2e ... fuzz vulncheck), fuzz and
 # vulncheck read the sources only once cluster-suite-bins has regenerated
 # them: controller-gen rewrites its files in place, even when unchanged, and
 # a package loaded at that moment would see a truncated file (and fuzz takes
@@ -214,7 +214,7 @@ test-container: cluster-suite-bins ## The shipped image run as the chart's Pod (
 # spend most of their time waiting (leases to expire, rollouts, windows in
 # which nothing may happen), so CI runs them side by side, with the release
 # check, the container suite, fuzz and vulncheck filling the idle cores:
-#   make -j4 --output-sync=target test-e2e test-chaos test-release test-container fuzz vulncheck
+#   make -j6 --output-sync=target test-e2e test-chaos test-release test-container fuzz vulncheck
 .PHONY: cluster-suite-bins
 cluster-suite-bins:
 	@$(MAKE) --no-print-directory -j1 k8s-cluster-bins manifests generate kustomize helm build

@@ -42,8 +42,8 @@ func (s readySeen) String() string {
 // kube-controller-manager) and watches its status as Flux or Argo CD would:
 // Ready goes False once when the operator sees the new generation and back
 // to True once the new Pods are all rolled out and available, never True
-// in between (no True→False→True inside one rollout). It logs the status
-// writes the rollout took.
+// in between (no True→False→True inside one rollout), while the status
+// shows the rollout's steps. It logs the status writes the rollout took.
 func TestARolloutTakesReadyFalseOnce(t *testing.T) {
 	g := NewWithT(t)
 	const name = "rollout-once"
@@ -52,6 +52,10 @@ func TestARolloutTakesReadyFalseOnce(t *testing.T) {
 	labels := map[string]string{"app": name}
 	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: labels}}
 	app.Spec.Deployment.Replicas = &replicas
+	// Each new Pod counts as available 2 s after it is ready (kwok makes
+	// it ready at once): the rollout takes several steps of the Deployment
+	// controller, each seen by the operator.
+	app.Spec.Deployment.MinReadySeconds = 2
 	app.Spec.Deployment.Selector = &metav1.LabelSelector{MatchLabels: labels}
 	app.Spec.Deployment.Template = corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: labels},
@@ -136,6 +140,12 @@ func TestARolloutTakesReadyFalseOnce(t *testing.T) {
 		}
 	}
 	g.Expect(falseSeen).To(BeTrue(), "Ready never went False for the rollout:\n%s", statuses(seen))
+	// The operator wrote the rollout's steps too, not only its two ends:
+	// Ready had the chance to go True in between.
+	g.Expect(seen).To(ContainElement(Satisfy(func(s readySeen) bool {
+		w := s.workflow
+		return s.observedGeneration == newGen && (w.Replicas > replicas || w.AvailableReplicas < replicas)
+	})), "no status showed the rollout under way:\n%s", statuses(seen))
 }
 
 func statuses(seen []readySeen) string {
