@@ -176,11 +176,18 @@ FUZZ_SCALE ?= 1
 # the Kubernetes binaries from that step rather than build them a second
 # time beside it). Alone they wait for nothing.
 AFTER_SUITE_BINS = $(if $(filter test-e2e test-chaos test-container,$(MAKECMDGOALS)),cluster-suite-bins)
+# BATCH_NICE prefixes the commands of the targets that only compute (fuzz,
+# vulncheck, test-release): CI runs them beside the cluster suites with
+# BATCH_NICE="nice -n 15", so that a control plane restarting in the chaos
+# suite (kube-apiserver needs its CPU seconds back within the renew
+# deadline) or a lease being renewed never waits behind a compiler; they
+# take the cores the suites leave idle.
+BATCH_NICE ?=
 
 .PHONY: fuzz
 fuzz: $(or $(AFTER_SUITE_BINS),k8s-test-bins) ## Short fuzz run of every fuzz target (FUZZ_TARGETS: <package>:<target>:<executions>) beside one shared control plane; fails when a target did not fuzz.
 	go build -o "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzzapiserver
-	@KUBEBUILDER_ASSETS="$(K8S_BIN)" FUZZ_SCALE="$(FUZZ_SCALE)" "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzz.sh $(FUZZ_TARGETS)
+	@KUBEBUILDER_ASSETS="$(K8S_BIN)" FUZZ_SCALE="$(FUZZ_SCALE)" $(BATCH_NICE) "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzz.sh $(FUZZ_TARGETS)
 
 CHAOS_DIR ?= $(LOCALBIN)/chaos
 CHAOS_CLUSTER ?= sunstrider-chaos
@@ -263,7 +270,7 @@ lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e, chaos and contai
 .PHONY: vulncheck
 vulncheck: govulncheck indexdb $(AFTER_SUITE_BINS) ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
 	db=$$(./hack/vulndb.sh "$(INDEXDB)" "$(LOCALBIN)" "$(VULNDB_VERSION)"); \
-	"$(GOVULNCHECK)" -db "file://$$db" -tags e2e,chaos,container ./...
+	$(BATCH_NICE) "$(GOVULNCHECK)" -db "file://$$db" -tags e2e,chaos,container ./...
 
 .PHONY: lint-fix
 lint-fix: golangci-lint ## Run golangci-lint linter and perform fixes
@@ -444,7 +451,7 @@ bump-dev: kustomize ## After a release, move the tree to VERSION=x.y.z-dev (VERS
 
 .PHONY: test-release
 test-release: kustomize helm controller-gen ## Build a throwaway release twice in a clone of HEAD and check the digests are equal and the artifacts agree (test/release).
-	KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" LOCALBIN="$(LOCALBIN)" go test -tags release -timeout 45m -count 1 -v ./test/release/ $(TEST_ARGS)
+	KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" LOCALBIN="$(LOCALBIN)" $(BATCH_NICE) go test -tags release -timeout 45m -count 1 -v ./test/release/ $(TEST_ARGS)
 
 ##@ Deployment
 
