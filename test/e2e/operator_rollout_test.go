@@ -10,12 +10,10 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -49,21 +47,11 @@ func TestARolloutTakesReadyFalseOnce(t *testing.T) {
 	const name = "rollout-once"
 	dumpOnFailure(t, "default", "applications", "deployments", "replicasets", "pods")
 	replicas := int32(3)
-	labels := map[string]string{"app": name}
-	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: labels}}
-	app.Spec.Deployment.Replicas = &replicas
+	app := nginxApp("default", name, replicas)
 	// Each new Pod counts as available 2 s after it is ready (kwok makes
 	// it ready at once): the rollout takes several steps of the Deployment
 	// controller, each seen by the operator.
 	app.Spec.Deployment.MinReadySeconds = 2
-	app.Spec.Deployment.Selector = &metav1.LabelSelector{MatchLabels: labels}
-	app.Spec.Deployment.Template = corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: labels},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{
-			Name: "nginx", Image: "nginx:1.14.2", Ports: []corev1.ContainerPort{{ContainerPort: 80}},
-		}}},
-	}
-	app.Spec.Service.Ports = []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(80)}}
 	g.Expect(admin.Create(ctx(), app)).To(Succeed())
 	t.Cleanup(func() { _ = admin.Delete(ctx(), app) })
 

@@ -110,7 +110,9 @@ func TestUpgradeFromPreviousRelease(t *testing.T) {
 
 	ready := watchReady(t, parents)
 	scraper := newMetricsScraper(t, upgradeNamespace)
-	writer := startAppWriter(upgradeNamespace, upgradeApp)
+	writer := startAppWriter(upgradeNamespace, func(name string, replicas int32) *sunappsv1.Application {
+		return nginxApp(upgradeNamespace, name, replicas)
+	})
 	defer writer.stop()
 	g.Eventually(func() int { return writer.acceptedSince(time.Time{}) }).Should(BeNumerically(">=", 3),
 		"the writer at work before the upgrade")
@@ -248,7 +250,7 @@ func createUpgradeWorkloads(t *testing.T, g Gomega) []parentRef {
 	appKind := sunappsv1.GroupVersion.WithKind("Application")
 	for i := range 3 {
 		name := fmt.Sprintf("app-%d", i)
-		g.Expect(admin.Create(ctx(), upgradeApp(name, 2))).To(Succeed())
+		g.Expect(admin.Create(ctx(), nginxApp(upgradeNamespace, name, 2))).To(Succeed())
 		parents = append(parents, parentRef{appKind, upgradeNamespace, name})
 	}
 	mustSh(t, nil, kubectl, "run", "friend", "-n", upgradeNamespace, "--image=nginx")
@@ -291,12 +293,12 @@ spec: {order: "juice for upgrader"}
 		parentRef{drink, upgradeNamespace, "drink-v1alpha1"})
 }
 
-// upgradeApp is an Application of upgradeNamespace with a Deployment of
-// replicas and a ClusterIP Service.
-func upgradeApp(name string, replicas int32) *sunappsv1.Application {
+// nginxApp is an Application named name in namespace with a Deployment of
+// replicas nginx:1.14.2 Pods and a ClusterIP Service.
+func nginxApp(namespace, name string, replicas int32) *sunappsv1.Application {
 	labels := map[string]string{"app": name}
 	app := &sunappsv1.Application{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: upgradeNamespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels},
 	}
 	app.Spec.Deployment.Replicas = &replicas
 	app.Spec.Deployment.Selector = &metav1.LabelSelector{MatchLabels: labels}
