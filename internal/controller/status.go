@@ -31,25 +31,34 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// StaleRetry is how soon an object whose status write found its cached
+// copy stale is reconciled again. The request goes back into the queue at
+// its own priority (controller-runtime keeps a requeued request's priority
+// when the result names none), and the newer version's watch event, queued
+// meanwhile at the default priority, merges into it at the higher one: a
+// parent woken ahead of the queue (ReadyPriority) keeps its place after a
+// conflict instead of waiting behind the backlog for that event.
+const StaleRetry = 100 * time.Millisecond
+
 // PatchStatus writes obj's status as a merge patch computed from orig, the
-// cached copy it was derived from, and reports whether it wrote. The patch
-// carries orig's resourceVersion: a diff from a stale copy would otherwise
-// leave a mix of a newer write and this one. A stale copy is dropped (the
-// newer version's event triggers the next reconcile), and so is an object
-// deleted meanwhile, which needs no status.
-func PatchStatus(ctx context.Context, c client.StatusClient, orig, obj client.Object) (bool, error) {
+// cached copy it was derived from, and reports whether it wrote, or found
+// orig stale. The patch carries orig's resourceVersion: a diff from a stale
+// copy would otherwise leave a mix of a newer write and this one. A stale
+// copy is not written (the caller reconciles again, StaleRetry), and
+// neither is an object deleted meanwhile, which needs no status.
+func PatchStatus(ctx context.Context, c client.StatusClient, orig, obj client.Object) (written, stale bool, err error) {
 	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
-	err := c.Status().Patch(ctx, obj, patch)
+	err = c.Status().Patch(ctx, obj, patch)
 	switch {
 	case err == nil:
-		return true, nil
+		return true, false, nil
 	case apierrors.IsConflict(err):
-		ctrl.LoggerFrom(ctx).V(1).Info("Cached object is stale, waiting for the newer one")
-		return false, nil
+		ctrl.LoggerFrom(ctx).V(1).Info("Cached object is stale, reconciling again", "after", StaleRetry)
+		return false, true, nil
 	case apierrors.IsNotFound(err):
-		return false, nil
+		return false, false, nil
 	}
-	return false, fmt.Errorf("patching status of %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
+	return false, false, fmt.Errorf("patching status of %T %s: %w", obj, client.ObjectKeyFromObject(obj), err)
 }
 
 // StatusWriter is the one status path of every kind: compare, patch once,
@@ -75,8 +84,8 @@ type StatusWriter struct {
 
 // Write writes obj's status when obj differs from orig, the cached copy its
 // status was computed from (a reconcile changes nothing else), and reports
-// whether it wrote; when it put the write off (Batch), wait tells when to
-// reconcile again. After a write that makes obj Stalled, or changes why it
+// whether it wrote; when it put the write off (Batch) or found orig stale
+// (StaleRetry), wait tells when to reconcile again. After a write that makes obj Stalled, or changes why it
 // is, it records a Warning event with Stalled's reason and message: once
 // per transition, since orig was current (a stale orig is not written).
 func (w StatusWriter) Write(ctx context.Context, orig, obj client.Object) (written bool, wait time.Duration, err error) {
@@ -89,8 +98,11 @@ func (w StatusWriter) Write(ctx context.Context, orig, obj client.Object) (writt
 			return false, wait, nil
 		}
 	}
-	written, err = PatchStatus(ctx, w.Client, orig, obj)
-	if err != nil || !written {
+	written, stale, err := PatchStatus(ctx, w.Client, orig, obj)
+	switch {
+	case stale:
+		return false, StaleRetry, nil
+	case err != nil || !written:
 		return written, 0, err
 	}
 	if w.Written != nil {

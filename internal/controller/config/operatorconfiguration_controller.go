@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -120,17 +121,19 @@ func (r *OperatorConfigurationReconciler) Reconcile(ctx context.Context, req ctr
 	if err := r.reconcileSettings(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	var wait time.Duration
 	if r.leading() {
 		orig := cfg.DeepCopy()
 		cfg.Status = computeStatus(cfg, &s.observation)
-		if err := r.updateStatus(ctx, orig, cfg); err != nil {
+		var err error
+		if wait, err = r.updateStatus(ctx, orig, cfg); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 	if len(s.restart) > 0 && r.Restart != nil {
 		r.Restart(fmt.Sprintf("%s changed and take effect at start", strings.Join(s.restart, " and ")))
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{RequeueAfter: wait}, nil
 }
 
 // reconcileSettings resolves the spec over the defaults and the settings in
@@ -166,13 +169,14 @@ func (r *OperatorConfigurationReconciler) statusWriter() controllers.StatusWrite
 
 // updateStatus writes cfg's status, computed from orig (the copy read),
 // through the shared status path, and records the events of what it wrote.
-func (r *OperatorConfigurationReconciler) updateStatus(ctx context.Context, orig, cfg *configv1alpha1.OperatorConfiguration) error {
-	written, _, err := r.statusWriter().Write(ctx, orig, cfg)
+// It returns when to reconcile again (a stale orig: controllers.StaleRetry).
+func (r *OperatorConfigurationReconciler) updateStatus(ctx context.Context, orig, cfg *configv1alpha1.OperatorConfiguration) (time.Duration, error) {
+	written, wait, err := r.statusWriter().Write(ctx, orig, cfg)
 	if err != nil || !written {
-		return err
+		return wait, err
 	}
 	r.recordEvents(orig, cfg)
-	return nil
+	return 0, nil
 }
 
 func (r *OperatorConfigurationReconciler) leading() bool {

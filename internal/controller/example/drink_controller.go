@@ -108,7 +108,7 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // updateStatus writes drink's status through the shared status path
 // (compare, patch, a Warning when the Drink becomes Stalled); orig is the
 // cached copy it was computed from. It returns when to reconcile again for
-// a write put off (none: a Drink's writes are not batched).
+// a stale orig (controllers.StaleRetry; a Drink's writes are not batched).
 func (r *DrinkReconciler) updateStatus(ctx context.Context, orig, drink *examplev1.Drink) (time.Duration, error) {
 	_, wait, err := r.statusWriter().Write(ctx, orig, drink)
 	return wait, err

@@ -19,6 +19,7 @@ package poc
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -96,11 +97,12 @@ func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Req
 
 	orig := obj.DeepCopy()
 	obj.Status = computeStatus(obj, &s.observation)
-	written, err := r.updateStatus(ctx, orig, obj)
+	written, wait, err := r.updateStatus(ctx, orig, obj)
 	if err != nil || !written {
-		// A patch computed from a stale cached object is dropped: no
-		// event either, the newer object's reconcile records it.
-		return ctrl.Result{}, err
+		// A patch computed from a stale cached object is dropped and the
+		// object reconciled again (wait): no event either, the newer
+		// object's reconcile records it.
+		return ctrl.Result{RequeueAfter: wait}, err
 	}
 	r.recordEvents(obj, orig.Status.Healthy)
 	return ctrl.Result{}, nil
@@ -139,13 +141,14 @@ func (r *MyCustomResourceReconciler) reconcileFriend(ctx context.Context, s *myc
 
 // updateStatus writes obj's status through the shared status path
 // (compare, patch); orig is the cached copy it was computed from. It
-// reports whether it wrote: the friend events follow a write only.
-func (r *MyCustomResourceReconciler) updateStatus(ctx context.Context, orig, obj *pocv1.MyCustomResource) (bool, error) {
-	written, _, err := r.statusWriter().Write(ctx, orig, obj)
+// reports whether it wrote (the friend events follow a write only) and
+// when to reconcile again (a stale orig: controllers.StaleRetry).
+func (r *MyCustomResourceReconciler) updateStatus(ctx context.Context, orig, obj *pocv1.MyCustomResource) (bool, time.Duration, error) {
+	written, wait, err := r.statusWriter().Write(ctx, orig, obj)
 	if written {
 		ctrl.LoggerFrom(ctx).V(1).Info("Updated status", "healthy", obj.Status.Healthy, "friend", obj.Spec.Name)
 	}
-	return written, err
+	return written, wait, err
 }
 
 // statusWriter is the shared status path (compare, patch).
