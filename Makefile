@@ -132,7 +132,7 @@ test: manifests generate fmt vet k8s-test-bins promtool helm kustomize ## Run un
 
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.
-dev-cluster = K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(1)" DEV_CLUSTER="$(2)" ./hack/dev-cluster.sh
+dev-cluster = K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(1)" DEV_CLUSTER="$(2)" $(3) ./hack/dev-cluster.sh
 
 E2E_DIR ?= $(LOCALBIN)/e2e
 E2E_CLUSTER ?= sunstrider-e2e
@@ -140,13 +140,13 @@ E2E_CLUSTER ?= sunstrider-e2e
 .PHONY: test-e2e
 test-e2e: cluster-suite-bins ## End-to-end suite on a fresh local cluster (kwokctl, no Docker): a benchmark smoke run, then deploy and helm install/upgrade/test, the operator's RBAC and the trust boundary, the seeds' quick start and objects, malformed manifests, metrics, upgrade from the previous release.
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1 || true
-	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) up
+	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER),$(BATCH_NICE)) up
 	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
-	rc=0; go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+	rc=0; $(BATCH_NICE) go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench" || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \
-		go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS) || rc=$$?; \
+		$(BATCH_NICE) go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS) || rc=$$?; \
 	fi; \
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
@@ -176,12 +176,12 @@ FUZZ_SCALE ?= 1
 # the Kubernetes binaries from that step rather than build them a second
 # time beside it). Alone they wait for nothing.
 AFTER_SUITE_BINS = $(if $(filter test-e2e test-chaos test-container,$(MAKECMDGOALS)),cluster-suite-bins)
-# BATCH_NICE prefixes the commands of the targets that only compute (fuzz,
-# vulncheck, test-release): CI runs them beside the cluster suites with
-# BATCH_NICE="nice -n 15", so that a control plane restarting in the chaos
-# suite (kube-apiserver needs its CPU seconds back within the renew
-# deadline) or a lease being renewed never waits behind a compiler; they
-# take the cores the suites leave idle.
+# BATCH_NICE prefixes the commands of the targets CI runs beside the chaos
+# suite (test-e2e, test-container, test-release, fuzz, vulncheck): CI sets
+# BATCH_NICE="nice -n 15", so that the chaos suite's control plane, whose
+# kube-apiserver must be back within the leader's renew deadline after it is
+# killed, never waits behind a compiler or another suite's cluster starting;
+# the others take the cores it leaves idle, which is most of them.
 BATCH_NICE ?=
 
 .PHONY: fuzz
@@ -210,10 +210,10 @@ CONTAINER_CLUSTER ?= sunstrider-container
 
 .PHONY: test-container
 test-container: cluster-suite-bins ## The shipped image run as the chart's Pod (init container, securityContext, volumes, in-cluster config) on a fresh local cluster: probes, Lease, a sample, conversion, admission, SIGTERM, and the chart's helm test hook (passes against the replicas, fails once they stop). Needs podman and runc, as root (not rootless).
-	archive="$(IMAGE_ARCHIVE)"; $(MAKE) --no-print-directory image IMAGE_ARCHIVE="$$archive" && \
+	archive="$(IMAGE_ARCHIVE)"; $(BATCH_NICE) $(MAKE) --no-print-directory image IMAGE_ARCHIVE="$$archive" && \
 	KUBECTL="$(KUBECTL)" HELM="$(HELM)" IMAGE_ARCHIVE="$$archive" K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" \
 		CONTAINER_DIR="$(CONTAINER_DIR)" CONTAINER_CLUSTER="$(CONTAINER_CLUSTER)" \
-		go test -tags container -timeout 15m -count 1 -v ./test/container/ $(TEST_ARGS)
+		$(BATCH_NICE) go test -tags container -timeout 15m -count 1 -v ./test/container/ $(TEST_ARGS)
 
 # What test-e2e and test-chaos need, made once and one step after another
 # even under `make -j` (controller-gen, go fmt and go build read and write
