@@ -85,9 +85,10 @@ type StatusWriter struct {
 // Write writes obj's status when obj differs from orig, the cached copy its
 // status was computed from (a reconcile changes nothing else), and reports
 // whether it wrote; when it put the write off (Batch) or found orig stale
-// (StaleRetry), wait tells when to reconcile again. After a write that makes obj Stalled, or changes why it
-// is, it records a Warning event with Stalled's reason and message: once
-// per transition, since orig was current (a stale orig is not written).
+// (StaleRetry), wait tells when to reconcile again. After a write that
+// makes obj Stalled, or changes why it is, it records a Warning event with
+// Stalled's reason and message: once per transition, since orig was
+// current (a stale orig is not written).
 func (w StatusWriter) Write(ctx context.Context, orig, obj client.Object) (written bool, wait time.Duration, err error) {
 	if equality.Semantic.DeepEqual(orig, obj) {
 		return false, 0, nil

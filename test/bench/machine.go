@@ -206,21 +206,17 @@ const (
 	// quietShare is the machine's busy share under which it counts as
 	// quiet: the idle control plane, kwok and the operator use a few %.
 	quietShare = 0.15
-	// quietTimeout bounds the wait for a quiet machine: a thousand
-	// Applications' children take the garbage collector and etcd a few
-	// minutes to forget after their namespace is gone.
-	quietTimeout = 10 * time.Minute
 )
 
 // waitQuiet waits until the machine has been quiet (under quietShare busy)
 // for two consecutive seconds, so that a variant neither pays for the
 // previous one's clean-up (the namespace controller and the garbage
 // collector deleting a thousand of everything) nor for a controller's
-// start-up. It gives up after quietTimeout; it returns how long it waited,
+// start-up. It gives up after timeout; it returns how long it waited,
 // the last second's busy share and whether the machine got quiet: when not,
 // the variant is measured on a busy machine and compares with nothing
 // (result.busy).
-func waitQuiet(ctx context.Context) (time.Duration, float64, bool, error) {
+func waitQuiet(ctx context.Context, timeout time.Duration) (time.Duration, float64, bool, error) {
 	start := time.Now()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -246,7 +242,7 @@ func waitQuiet(ctx context.Context) (time.Duration, float64, bool, error) {
 		} else {
 			quiet = 0
 		}
-		if quiet == 2 || time.Since(start) > quietTimeout {
+		if quiet == 2 || time.Since(start) > timeout {
 			return time.Since(start), share, quiet == 2, nil
 		}
 	}

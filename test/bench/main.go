@@ -121,6 +121,9 @@ type config struct {
 	rates      []float64
 	base       int
 	rateWindow time.Duration
+	// quietWait bounds the wait for a quiet machine before each variant
+	// (settle).
+	quietWait time.Duration
 }
 
 func logf(format string, args ...any) {
@@ -209,6 +212,9 @@ func parseFlags() *config {
 		"one measurement each (see -base, -rate-window).")
 	flag.IntVar(&c.base, "base", 5000, "Steady-rate mode: converged Applications the cluster holds first.")
 	flag.DurationVar(&c.rateWindow, "rate-window", time.Minute, "Steady-rate mode: how long each rate creates.")
+	flag.DurationVar(&c.quietWait, "quiet-wait", 10*time.Minute, "How long to wait for a quiet machine before each "+
+		"variant (a thousand Applications' children take the garbage collector and etcd minutes to forget); a variant "+
+		"that starts busy gets no ratio. 0: do not wait (a smoke run).")
 	flag.BoolVar(&c.seedMode, "seed-controller", false, "Internal: run the seed design's controller in this process.")
 	flag.Parse()
 	// controller-runtime registers --kubeconfig: an admin kubeconfig of the cluster.
@@ -901,7 +907,7 @@ func (b *bench) spread(variant string, n int) spread {
 // clean-up, another program) pays for that work too, so the table gives it
 // no ratio rather than a wrong one.
 func (b *bench) settle(ctx context.Context, variant string, n int) string {
-	waited, share, quiet, err := waitQuiet(ctx)
+	waited, share, quiet, err := waitQuiet(ctx, b.cfg.quietWait)
 	switch {
 	case err != nil:
 		logf("%s N=%d: reading /proc/stat: %v", variant, n, err)
