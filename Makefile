@@ -169,7 +169,7 @@ FUZZ_TARGETS ?= ./api/example/v1:FuzzDrinkConversion:40000 ./internal/webhook/ap
 # "no fuzz tests to fuzz", or prints no "fuzz: elapsed" line) fails the run.
 FUZZ_SCALE ?= 1
 
-# Beside a cluster suite (CI: make -j6 test-e2e ... fuzz vulncheck), fuzz and
+# Beside a cluster suite (make -j test-e2e fuzz vulncheck ...), fuzz and
 # vulncheck read the sources only once cluster-suite-bins has regenerated
 # them: controller-gen rewrites its files in place, even when unchanged, and
 # a package loaded at that moment would see a truncated file (and fuzz takes
@@ -177,7 +177,7 @@ FUZZ_SCALE ?= 1
 # time beside it). Alone they wait for nothing.
 AFTER_SUITE_BINS = $(if $(filter test-e2e test-chaos test-container,$(MAKECMDGOALS)),cluster-suite-bins)
 # BATCH_NICE prefixes the commands of the targets CI runs beside the chaos
-# suite (test-e2e, test-container, test-release, fuzz, vulncheck): CI sets
+# suite (test-e2e, test-container, test-release; fuzz, vulncheck too): CI sets
 # BATCH_NICE="nice -n 15", so that the chaos suite's control plane, whose
 # kube-apiserver must be back within the leader's renew deadline after it is
 # killed, never waits behind a compiler or another suite's cluster starting;
@@ -220,8 +220,8 @@ test-container: cluster-suite-bins ## The shipped image run as the chart's Pod (
 # the same files). The two suites run on clusters and ports of their own and
 # spend most of their time waiting (leases to expire, rollouts, windows in
 # which nothing may happen), so CI runs them side by side, with the release
-# check, the container suite, fuzz and vulncheck filling the idle cores:
-#   make -j6 --output-sync=target test-e2e test-chaos test-release test-container fuzz vulncheck
+# check and the container suite filling the idle cores:
+#   make -j4 --output-sync=target test-e2e test-chaos test-release test-container
 .PHONY: cluster-suite-bins
 cluster-suite-bins:
 	@$(MAKE) --no-print-directory -j1 k8s-cluster-bins manifests generate kustomize helm build
