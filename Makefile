@@ -176,8 +176,8 @@ FUZZ_SCALE ?= 1
 # the Kubernetes binaries from that step rather than build them a second
 # time beside it). Alone they wait for nothing.
 AFTER_SUITE_BINS = $(if $(filter test-e2e test-chaos test-container,$(MAKECMDGOALS)),cluster-suite-bins)
-# BATCH_NICE prefixes the commands of the targets CI runs beside the chaos
-# suite (test-e2e, test-container, test-release; fuzz, vulncheck too): CI sets
+# BATCH_NICE prefixes the commands of test-e2e, test-container, test-release,
+# fuzz and vulncheck; CI runs the first and third beside the chaos suite and sets
 # BATCH_NICE="nice -n 15", so that the chaos suite's control plane, whose
 # kube-apiserver must be back within the leader's renew deadline after it is
 # killed, never waits behind a compiler or another suite's cluster starting;
@@ -220,8 +220,8 @@ test-container: cluster-suite-bins ## The shipped image run as the chart's Pod (
 # the same files). The two suites run on clusters and ports of their own and
 # spend most of their time waiting (leases to expire, rollouts, windows in
 # which nothing may happen), so CI runs them side by side, with the release
-# check and the container suite filling the idle cores:
-#   make -j4 --output-sync=target test-e2e test-chaos test-release test-container
+# check filling the idle cores:
+#   make -j3 --output-sync=target test-e2e test-chaos test-release
 .PHONY: cluster-suite-bins
 cluster-suite-bins:
 	@$(MAKE) --no-print-directory -j1 k8s-cluster-bins manifests generate kustomize helm build
