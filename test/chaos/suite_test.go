@@ -50,12 +50,14 @@ const (
 	acquiredMessage = "successfully acquired lease"
 )
 
-// replicaPorts are each replica's local ports, apart from make dev's and
-// the e2e suite's. Metrics are served over plain HTTP on localhost
-// (--metrics-secure=false): the secure endpoint authenticates its callers
-// through the API server, and TestAPIServerRestartDuringChurn reads them
-// while the API server is away.
-var replicaPorts = []struct{ webhook, probe, metrics int }{{39443, 38081, 38091}, {39444, 38082, 38092}}
+// replicaPorts are each replica's local ports, apart from make dev's, the
+// e2e suite's and the benchmark's, and below the kernel's ephemeral range
+// (32768 and up): a port in it was once taken as another process's source
+// port when the suites ran side by side. Metrics are served over plain
+// HTTP on localhost (--metrics-secure=false): the secure endpoint
+// authenticates its callers through the API server, and
+// TestAPIServerRestartDuringChurn reads them while the API server is away.
+var replicaPorts = []struct{ webhook, probe, metrics int }{{17443, 17081, 17091}, {17444, 17082, 17092}}
 
 var (
 	scheme    = runtime.NewScheme()
