@@ -1089,31 +1089,31 @@ func renderTable(results []result, perNamespace int) string {
 		byN[r.n][r.variant] = r
 	}
 	for _, r := range results {
-		ratio := ""
+		var ratios []string
 		floor, hasFloor := byN[r.n]["floor (plain client)"]
 		appFloor, hasAppFloor := byN[r.n][appFloorVariant]
 		op, hasOp := firstOperator(results, r.n)
 		switch {
 		case isOperator(r.variant):
 			if hasFloor {
-				ratio = convergeRatio("operator/floor", "**%.2f**", r, floor)
+				ratios = append(ratios, convergeRatio("operator/floor", "**%.2f**", r, floor))
 			}
 			if hasAppFloor {
-				ratio = strings.TrimPrefix(ratio+", "+
-					convergeRatio("operator/Application floor", "**%.2f**", r, appFloor), ", ")
+				ratios = append(ratios, convergeRatio("operator/Application floor", "**%.2f**", r, appFloor))
 			}
 		case r.variant == appFloorVariant:
 			if hasFloor {
-				ratio = convergeRatio("Application floor/floor", "%.2f", r, floor)
+				ratios = append(ratios, convergeRatio("Application floor/floor", "%.2f", r, floor))
 			}
 		case r.variant == "seed design":
 			if hasOp {
-				ratio = convergeRatio("seed/"+op.variant, "**%.1f**", r, op)
+				ratios = append(ratios, convergeRatio("seed/"+op.variant, "**%.1f**", r, op))
 			}
 		}
-		if ratio == "" && r.busy != "" {
-			ratio = "no ratio: " + r.busy
+		if len(ratios) == 0 && r.busy != "" {
+			ratios = append(ratios, "no ratio: "+r.busy)
 		}
+		ratio := strings.Join(ratios, ", ")
 		split := "-"
 		if r.eventsPerApp >= 0 {
 			split = fmt.Sprintf("%.0f / %.2f", r.statusWritesMedian, r.eventsPerApp)

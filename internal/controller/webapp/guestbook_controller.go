@@ -243,7 +243,8 @@ func (r *GuestbookReconciler) reconcileRoles(ctx context.Context, s *guestbookSc
 
 // updateStatus writes gb's status through the shared status path; orig is
 // the cached copy it was computed from. It returns when to reconcile again
-// for a stale orig (controllers.StaleRetry; a Guestbook's writes are not batched).
+// for a stale orig (controllers.StaleRetry; a Guestbook's writes are not
+// batched).
 func (r *GuestbookReconciler) updateStatus(ctx context.Context, orig, gb *webappv1.Guestbook) (time.Duration, error) {
 	_, wait, err := r.statusWriter().Write(ctx, orig, gb)
 	return wait, err
