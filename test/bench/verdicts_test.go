@@ -96,3 +96,26 @@ func TestConvergeRatioGivesNoneForABusyStart(t *testing.T) {
 		t.Errorf("busy start: %q, want %q", got, want)
 	}
 }
+
+func TestRenderTableGivesTheOperatorBothRatios(t *testing.T) {
+	run := func(variant string, converge time.Duration, busy string) result {
+		r := na()
+		r.variant, r.n, r.converge, r.busy = variant, 100, converge, busy
+		return r
+	}
+	quiet := renderTable([]result{run("floor (plain client)", 10*time.Second, ""),
+		run(appFloorVariant, 20*time.Second, ""), run("operator", 20*time.Second, "")}, 0)
+	if want := "| operator/floor **2.00**, operator/Application floor **1.00** |"; !strings.Contains(quiet, want) {
+		t.Errorf("table lacks %q:\n%s", want, quiet)
+	}
+	busy := renderTable([]result{run("floor (plain client)", 10*time.Second, "machine still 99 % busy after 10m0s"),
+		run("operator", 20*time.Second, "")}, 0)
+	for _, want := range []string{
+		"| operator/floor: no ratio (floor (plain client): machine still 99 % busy after 10m0s) |",
+		"| no ratio: machine still 99 % busy after 10m0s |",
+	} {
+		if !strings.Contains(busy, want) {
+			t.Errorf("table lacks %q:\n%s", want, busy)
+		}
+	}
+}
