@@ -333,8 +333,13 @@ IMAGE_ARCH ?= $(shell go env GOARCH)
 IMAGE_DIR ?= $(LOCALBIN)/image
 IMAGE_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-operator-$(IMAGE_VERSION).tar
 IMAGE_TAG ?= $(if $(filter file,$(origin IMG)),sunstrider-operator:$(subst +,_,$(IMAGE_VERSION)),$(IMG))
-IMAGE_CA_CERTS ?= $(wildcard /etc/ssl/certs/ca-certificates.crt)
-IMAGE_SOURCE ?= $(shell git remote get-url origin 2>/dev/null)
+# The image carries no CA bundle by default: the manager dials only the API
+# server, with the ServiceAccount's CA, so nothing of the building machine
+# goes into it. IMAGE_SOURCE, the org.opencontainers.image.source label, is
+# the project's repository (the one IMAGE_REPO's registry links packages to),
+# the same from any clone.
+IMAGE_CA_CERTS ?=
+IMAGE_SOURCE ?= https://github.com/sunstrider/sunstrider-operator
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 .PHONY: image
 image: ## Build the operator's image without Docker into bin/image/sunstrider-operator-<version>.tar (crane push it).
