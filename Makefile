@@ -241,13 +241,17 @@ bench: k8s-cluster-bins kustomize build ## Benchmark on a fresh local cluster: t
 
 BENCH_RATES ?= 5,20,50
 BENCH_BASE ?= 5000
+# The rate search: lo,hi,steps creates per second (test/bench/bisect.go);
+# empty skips it. BENCH_IDLE is the idle window on the converged base.
+BENCH_BISECT ?= 2,16,3
+BENCH_IDLE ?= 5m
 
 .PHONY: bench-steady
-bench-steady: k8s-cluster-bins kustomize build ## Steady-rate latency on a fresh local cluster: open-loop creates at each of BENCH_RATES per second on BENCH_BASE converged Applications, the operator vs the floor, then the Application floor (docs/performance.md).
+bench-steady: k8s-cluster-bins kustomize build ## On a fresh local cluster with BENCH_BASE converged Applications: the steady cost (BENCH_IDLE idle, a restart), open-loop creates and spec changes at each of BENCH_RATES per second against the floors, the rate the Application floor sustains (BENCH_BISECT) (docs/performance.md).
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1 || true
 	mkdir -p "$(BENCH_DIR)/kwok" && cp test/bench/kwok.yaml "$(BENCH_DIR)/kwok/kwok.yaml"
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) up
-	rc=0; go run ./test/bench -rates "$(BENCH_RATES)" -base "$(BENCH_BASE)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+	rc=0; go run ./test/bench -rates "$(BENCH_RATES)" -base "$(BENCH_BASE)" -steady-idle "$(BENCH_IDLE)" -bisect "$(BENCH_BISECT)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/steady.md" $(BENCH_ARGS) || rc=$$?; \
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 

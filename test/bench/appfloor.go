@@ -55,7 +55,7 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 	}
 
 	busy := b.settle(ctx, "Application floor", n)
-	span, err := startCPUSpan(ctx, b.apiserver)
+	span, err := startCPUSpan(ctx, b.apiserver, b.cfg.apiserverProfile)
 	if err != nil {
 		return result{}, err
 	}

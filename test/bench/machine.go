@@ -138,17 +138,26 @@ type cpuSpan struct {
 	processes map[int]procTime
 	apiserver rest.Interface
 	reading   apiserverReading
+	// profile delivers kube-apiserver's CPU profile of the span's start
+	// (profile.go), when one was asked for.
+	profile <-chan []byte
 }
 
-// startCPUSpan reads the CPU times and apiserver's /metrics.
-func startCPUSpan(ctx context.Context, apiserver rest.Interface) (cpuSpan, error) {
+// startCPUSpan reads the CPU times and apiserver's /metrics and, when
+// profile is not 0, starts a CPU profile of kube-apiserver that long.
+func startCPUSpan(ctx context.Context, apiserver rest.Interface, profile time.Duration) (cpuSpan, error) {
 	s, err := startCPU()
 	if err != nil {
 		return cpuSpan{}, err
 	}
 	s.apiserver = apiserver
-	s.reading, err = readAPIServer(ctx, apiserver)
-	return s, err
+	if s.reading, err = readAPIServer(ctx, apiserver); err != nil {
+		return s, err
+	}
+	if profile > 0 {
+		s.profile = profileAPIServer(ctx, apiserver, profile)
+	}
+	return s, nil
 }
 
 // startCPU reads the CPU times only: a span for phase, which does not
@@ -178,6 +187,10 @@ func (s cpuSpan) end(ctx context.Context, r *result) error {
 	}
 	r.requests = requestsSince(s.reading.requests, reading.requests)
 	r.webhooks = webhooksSince(s.reading.webhooks, reading.webhooks)
+	r.watches = watchesSince(s.reading.watches, reading.watches)
+	if s.profile != nil {
+		r.apiserverProfile = <-s.profile
+	}
 	return nil
 }
 

@@ -98,7 +98,10 @@ type config struct {
 	ports       ports
 	seedMode    bool
 	cpuProfile  time.Duration
-	floorLast   bool
+	// apiserverProfile is how long kube-apiserver is profiled from each
+	// burst's first create (profile.go).
+	apiserverProfile time.Duration
+	floorLast        bool
 	// operator is false when only the references run (-operator=false).
 	operator bool
 	// childAccess are the OperatorConfiguration spec.childAccess modes the
@@ -121,6 +124,10 @@ type config struct {
 	rates      []float64
 	base       int
 	rateWindow time.Duration
+	// steadyIdle is the steady-rate mode's idle window (idle.go), bisect
+	// its rate search (bisect.go).
+	steadyIdle time.Duration
+	bisect     bisectSpec
 	// quietWait bounds the wait for a quiet machine before each variant
 	// (settle).
 	quietWait time.Duration
@@ -185,6 +192,9 @@ func parseFlags() *config {
 	flag.DurationVar(&c.cpuProfile, "cpu-profile", 0,
 		"Record a CPU profile of the controller this long from its first create (<variant>-<N>-cpu.pprof in -work-dir; "+
 			"0: none, profiling costs a little CPU).")
+	flag.DurationVar(&c.apiserverProfile, "apiserver-profile", 30*time.Second,
+		"Profile kube-apiserver's CPU this long from each burst's first create, and print the operator's profile "+
+			"against the Application floor's (0: none).")
 	flag.BoolVar(&c.operator, "operator", true, "Run the operator. False: only the references (-references), "+
 		"e.g. the floor at an N the operator was measured at before.")
 	flag.BoolVar(&c.floorLast, "floor-last", false,
@@ -194,7 +204,7 @@ func parseFlags() *config {
 	flag.BoolVar(&c.appFloor, "app-floor", true, "With -references, also run the Application floor: "+
 		"the Application API's own writes by a plain client, no controller (in the steady-rate mode: at each rate, "+
 		"after the operator).")
-	var rates, childAccess string
+	var rates, childAccess, bisect string
 	flag.StringVar(&childAccess, "child-access", "", "Comma-separated OperatorConfiguration spec.childAccess modes "+
 		"(Requester, Delegated): the operator runs once in each, in this order, the benchmark setting the mode in the "+
 		"OperatorConfiguration \"default\" (created if absent) before it starts; empty: once, the cluster's "+
@@ -212,6 +222,10 @@ func parseFlags() *config {
 		"one measurement each (see -base, -rate-window).")
 	flag.IntVar(&c.base, "base", 5000, "Steady-rate mode: converged Applications the cluster holds first.")
 	flag.DurationVar(&c.rateWindow, "rate-window", time.Minute, "Steady-rate mode: how long each rate creates.")
+	flag.StringVar(&bisect, "bisect", "", "Steady-rate mode: lo,hi,steps: bisect the Application floor's rates "+
+		"between lo and hi creates per second for the highest it sustains, then run the operator at it (bisect.go).")
+	flag.DurationVar(&c.steadyIdle, "steady-idle", 5*time.Minute, "Steady-rate mode: the idle window on the "+
+		"converged base, before the operator's restart (the steady cost table; 0: neither).")
 	flag.DurationVar(&c.quietWait, "quiet-wait", 10*time.Minute, "How long to wait for a quiet machine before each "+
 		"variant (a thousand Applications' children take the garbage collector and etcd minutes to forget); a variant "+
 		"that starts busy gets no ratio. 0: do not wait (a smoke run).")
@@ -247,6 +261,10 @@ func parseFlags() *config {
 		os.Exit(2)
 	}
 	c.childAccess = modes
+	if c.bisect, err = parseBisect(bisect); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	c.managerArgs = strings.Fields(args)
 	return c
 }
@@ -283,6 +301,10 @@ type bench struct {
 	weights string
 	// stages are the stage summaries of every measured variant.
 	stages []stageSummary
+	// cost is the steady-rate mode's steady cost (idle.go), bisected its
+	// rate search (bisect.go).
+	cost     steadyCost
+	bisected bisectResult
 }
 
 func run(ctx context.Context, cfg *config) (int, error) {
@@ -441,6 +463,12 @@ func (b *bench) steadyMode(ctx context.Context) error {
 	logf("bench: steady-rate mode, rates %v/s for %s each on %d base Applications", cfg.rates, cfg.rateWindow, cfg.base)
 	steady, err := b.runSteady(ctx)
 	table := renderSteady(steady, cfg.base, cfg.rateWindow)
+	if cost := renderSteadyCost(b.cost); cost != "" {
+		table = cost + "\n\n" + table
+	}
+	if bisect := renderBisect(b.bisected); bisect != "" {
+		table += "\n\n" + bisect
+	}
 	fmt.Println(table)
 	if cfg.out != "" && table != "" {
 		if werr := os.WriteFile(cfg.out, []byte(table+"\n"), 0o644); werr != nil {
@@ -454,6 +482,12 @@ func (b *bench) steadyMode(ctx context.Context) error {
 func (b *bench) tables(results []result) string {
 	table := renderTable(results, b.cfg.perNamespace) + "\n\n" + renderProcesses(results) + "\n\n" +
 		renderRequests(results)
+	if w := renderWatches(results); w != "" {
+		table += "\n\n" + w
+	}
+	if p := b.renderProfiles(results); p != "" {
+		table += "\n\n" + p
+	}
 	if v := renderVerdicts(results); v != "" {
 		table += "\n\n" + v
 	}
@@ -505,6 +539,12 @@ type result struct {
 	// webhooks are the admission webhook calls kube-apiserver timed over
 	// the same span, by webhook and operation (webhooksSince).
 	webhooks map[webhookKey]*dto.Histogram
+	// watches is what kube-apiserver sent its watchers over the same
+	// span, by resource (watches.go).
+	watches watchReading
+	// apiserverProfile is kube-apiserver's CPU profile over the first
+	// -apiserver-profile of the span (profile.go); nil without one.
+	apiserverProfile []byte
 	// childAccess is the operator's spec.childAccess mode when the
 	// benchmark set it (-child-access).
 	childAccess configv1alpha1.ChildAccess
@@ -722,7 +762,7 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 		return result{}, err
 	}
 	busy := b.settle(ctx, "floor", n)
-	span, err := startCPUSpan(ctx, b.apiserver)
+	span, err := startCPUSpan(ctx, b.apiserver, b.cfg.apiserverProfile)
 	if err != nil {
 		return result{}, err
 	}
@@ -953,7 +993,7 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns spread, n int
 		return r, err
 	}
 	logf("%s N=%d: creating %d Applications", variant, n, n)
-	span, err := startCPUSpan(ctx, b.apiserver)
+	span, err := startCPUSpan(ctx, b.apiserver, b.cfg.apiserverProfile)
 	if err != nil {
 		return r, err
 	}

@@ -27,6 +27,7 @@ const minRequestsPerApp = 0.2
 type apiserverReading struct {
 	requests map[string]float64
 	webhooks map[webhookKey]*dto.Histogram
+	watches  watchReading
 }
 
 // readAPIServer scrapes kube-apiserver's /metrics once.
@@ -43,7 +44,11 @@ func readAPIServer(ctx context.Context, rc rest.Interface) (apiserverReading, er
 	if err != nil {
 		return apiserverReading{}, err
 	}
-	return apiserverReading{requests: requests, webhooks: webhooks}, nil
+	watches, err := parseWatches(string(data))
+	if err != nil {
+		return apiserverReading{}, err
+	}
+	return apiserverReading{requests: requests, webhooks: webhooks, watches: watches}, nil
 }
 
 // parseRequests sums the apiserver_request_total samples of a Prometheus

@@ -50,6 +50,9 @@ type steadyResult struct {
 	// done: what is left of update is the operator's status write), and
 	// floorUpdate a Deployment update → rolled out and available.
 	update, updateDeployment, updateRolledOut, floorUpdate latencies
+	// rollout is what the Application spec changes cost in status writes
+	// (rollout.go).
+	rollout rolloutSummary
 	// stages are where the operator's and the floor's creates at this rate
 	// spent their time (stages.go): which stage holds the tail.
 	stages []stageSummary
@@ -157,7 +160,12 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer p.stop()
+	// p is the operator running, the restarted one after the steady cost.
+	defer func() {
+		if p != nil {
+			p.stop()
+		}
+	}()
 
 	if cfg.base > 0 {
 		logf("steady: %d base Applications", cfg.base)
@@ -179,6 +187,11 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 		}
 		logf("steady: the %d base Applications converged in %s", cfg.base, t.span().Round(time.Second))
 	}
+	if cfg.base > 0 && cfg.steadyIdle > 0 {
+		if b.cost, p, err = b.measureSteadyCost(ctx, p, cfg.base); err != nil {
+			return nil, err
+		}
+	}
 
 	var results []steadyResult
 	for _, rate := range cfg.rates {
@@ -191,22 +204,25 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 	if w, err := p.writes(); err == nil {
 		logf("steady: the operator made %d writes in all", w)
 	}
-	if !cfg.references || !cfg.appFloor {
-		return results, nil
-	}
-	// The Application floor at each rate, on the same cluster (the base
-	// stays), with no controller: what any controller of the Application
-	// API cannot go below.
-	p.stop()
-	if err := b.installWithoutWebhooks(ctx); err != nil {
-		return results, err
-	}
-	for i := range results {
-		if err := b.steadyAppFloor(ctx, &results[i]); err != nil {
+	if cfg.references && cfg.appFloor {
+		// The Application floor at each rate, on the same cluster (the base
+		// stays), with no controller: what any controller of the
+		// Application API cannot go below.
+		p.stop()
+		if err := b.installWithoutWebhooks(ctx); err != nil {
 			return results, err
 		}
+		for i := range results {
+			if err := b.steadyAppFloor(ctx, &results[i]); err != nil {
+				return results, err
+			}
+		}
 	}
-	return results, nil
+	if cfg.bisect.hi > 0 {
+		p.stop()
+		b.bisected, err = b.runBisect(ctx, cfg.bisect)
+	}
+	return results, err
 }
 
 // steadyAppFloor measures the Application floor at r's rate: r.items
@@ -291,6 +307,14 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 	if err := watchReady(wctx, b.c, single(opNS), &appsv1.DeploymentList{}, deploymentRolledOut, rolled); err != nil {
 		return res, err
 	}
+	// The status writes are followed until the floor's changes are done too,
+	// so that a write after Ready (a flap) is seen.
+	writes := newRolloutRecorder()
+	writesCtx, stopWrites := context.WithCancel(ctx)
+	defer stopWrites()
+	if err := watchEach(writesCtx, b.c, single(opNS), &sunappsv1.ApplicationList{}, writes.seen); err != nil {
+		return res, err
+	}
 	before, _ := p.metrics()
 	t, err = b.openLoopPhase(ctx, &res, n, opNS, "Application spec changes", &sunappsv1.ApplicationList{},
 		func(o client.Object) bool {
@@ -324,6 +348,10 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 		return res, err
 	}
 	res.floorUpdate = summarizeLatencies(t.latencies())
+	stopWrites()
+	res.rollout = writes.summarize()
+	logf("steady %g/s: %.2f status writes per spec change, Ready flapped for %d of %d", rate,
+		res.rollout.writes, res.rollout.flapped, res.rollout.changes)
 	logf("steady %g/s: create→Ready p99 operator %s, floor %s; spec change→Ready p99 operator %s, floor %s",
 		rate, dur(res.operator.p99), dur(res.floor.p99), dur(res.update.p99), dur(res.floorUpdate.p99))
 
@@ -500,6 +528,7 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |\n", r.rate, r.updateDeployment.String(),
 			r.updateRolledOut.String(), r.update.String(), r.floorUpdate.String())
 	}
+	sb.WriteString("\n" + renderChangeVerdicts(results) + "\n")
 	var stages []stageSummary
 	for _, r := range results {
 		stages = append(stages, r.stages...)
