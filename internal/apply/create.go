@@ -26,11 +26,11 @@ import (
 // create is Write of a child read as absent. It creates the body of the
 // apply of desired rather than applying it: a forced apply has no "must
 // not exist" precondition, so it would take over an object of the child's
-// name someone created after the read (a user's ConfigMap would gain the
-// operator's fields and a controller reference). The create fails on such
-// an object instead: Stale, and the caller, looking again, finds someone
-// else's object (a Conflict) or its own. The created child's managedFields
-// are then made an apply's (ownAsApplied).
+// name the cache did not hold or someone created after the read (a user's
+// ConfigMap would gain the operator's fields and a controller reference).
+// The create fails on such an object instead, which existing then reads.
+// The created child's managedFields are then made an apply's
+// (ownAsApplied).
 func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, error) {
 	key := client.ObjectKeyFromObject(desired)
 	kind := desired.GetObjectKind().GroupVersionKind().Kind
@@ -42,7 +42,9 @@ func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, e
 	err = a.Client.Create(ctx, created, client.FieldOwner(FieldOwner))
 	switch {
 	case err == nil:
-	case apierrors.IsAlreadyExists(err), apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+	case apierrors.IsAlreadyExists(err):
+		return a.existing(ctx, desired)
+	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		return Outcome{Stale: true}, nil
 	case Answered(err):
 		return Outcome{Rejected: err}, nil
@@ -65,6 +67,33 @@ func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, e
 		return Outcome{}, err
 	}
 	return Outcome{Live: live, Action: Created}, nil
+}
+
+// existing is create's answer when an object of the child's name exists:
+// read from the API server, it is someone else's (a Conflict, never
+// written) or the parent's own child the cache does not hold, which is
+// then updated as if read from the cache (update): a child its cache has
+// not caught up with, or one the parent controls without the operator's
+// label (the seed design's, taken over), whose event never comes. Gone
+// again by the read, it is an error, retried with backoff.
+func (a *Applier) existing(ctx context.Context, desired client.Object) (Outcome, error) {
+	key := client.ObjectKeyFromObject(desired)
+	gvk := desired.GetObjectKind().GroupVersionKind()
+	obj, err := a.Client.Scheme().New(gvk)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("reading %s %s: %w", gvk.Kind, key, err)
+	}
+	live, ok := obj.(client.Object)
+	if !ok {
+		return Outcome{}, fmt.Errorf("reading %s %s: %T is no client.Object", gvk.Kind, key, obj)
+	}
+	if err := a.APIReader.Get(ctx, key, live); err != nil {
+		return Outcome{}, fmt.Errorf("reading %s %s, which a create found: %w", gvk.Kind, key, err)
+	}
+	if ref := metav1.GetControllerOfNoCopy(desired); ref != nil && IsOurs(live, ref.UID) {
+		return a.update(ctx, desired, live)
+	}
+	return Outcome{Conflict: fmt.Sprintf("%s %s", gvk.Kind, key), Foreign: live}, nil
 }
 
 // ownAsApplied makes the managedFields of created, the child just created

@@ -27,7 +27,8 @@ const parentUID = types.UID("00000000-0000-0000-0000-00000000cafe")
 
 // TestWriteCreates checks Applier.Write of a child it saw absent, on a real
 // API server: it creates the child and never takes over an object of the
-// child's name someone created after the read; the created child's
+// child's name the cache did not hold (a conflict, read from the API
+// server; its own child is updated as read); the created child's
 // managedFields are those of a server-side apply (one Apply entry of the
 // operator, with the fields an apply would own), so that a later apply
 // removes a field the operator stops setting.
@@ -53,7 +54,10 @@ func TestWriteCreates(t *testing.T) {
 
 		out, err := applier.Write(ctx, ownedConfigMap(key, map[string]string{"operator": "x"}), nil)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(out.Stale).To(BeTrue(), "the write must be refused: %+v", out)
+		g.Expect(out.Conflict).To(Equal("ConfigMap "+key.String()), "the write must be refused as a conflict: %+v", out)
+		g.Expect(out.Foreign).NotTo(BeNil())
+		g.Expect(out.Foreign.GetUID()).To(Equal(foreign.UID), "the conflict names the user's ConfigMap")
+		g.Expect(out.Stale).To(BeFalse())
 		g.Expect(out.Action).To(Equal(apply.Unchanged))
 		g.Expect(out.Rejected).NotTo(HaveOccurred())
 		g.Expect(out.Live).To(BeNil())
@@ -67,10 +71,31 @@ func TestWriteCreates(t *testing.T) {
 		g.Expect(after.Annotations).NotTo(HaveKey(apply.HashAnnotation))
 		g.Expect(operatorEntries(after)).To(BeEmpty())
 
-		// The caller looks again and finds someone else's object.
+		// Read from the API server, it is someone else's object too.
 		out, err = applier.Ensure(ctx, parentUID, ownedConfigMap(key, map[string]string{"operator": "x"}), &corev1.ConfigMap{})
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(out.Conflict).To(Equal("ConfigMap " + key.String()))
+	})
+
+	t.Run("its own child the cache did not hold is read and left as it is", func(t *testing.T) {
+		g := NewWithT(t)
+		key := client.ObjectKey{Namespace: ns, Name: "lagging"}
+		out, err := applier.Write(ctx, ownedConfigMap(key, map[string]string{"a": "1"}), nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Action).To(Equal(apply.Created))
+		before := &corev1.ConfigMap{}
+		g.Expect(base.Get(ctx, key, before)).To(Succeed())
+
+		// A second reconcile whose cache does not hold the child yet.
+		out, err = applier.Write(ctx, ownedConfigMap(key, map[string]string{"a": "1"}), nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Action).To(Equal(apply.Unchanged), "%+v", out)
+		g.Expect(out.Stale).To(BeFalse())
+		g.Expect(out.Conflict).To(BeEmpty())
+		g.Expect(out.Live.GetUID()).To(Equal(before.UID))
+		after := &corev1.ConfigMap{}
+		g.Expect(base.Get(ctx, key, after)).To(Succeed())
+		g.Expect(after.ResourceVersion).To(Equal(before.ResourceVersion), "nothing was written")
 	})
 
 	t.Run("created with an apply's managed fields, a dropped key is removed", func(t *testing.T) {

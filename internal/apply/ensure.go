@@ -41,7 +41,9 @@ type Outcome struct {
 	Action Action
 	// Conflict is set when an object of the child's name exists that the
 	// parent does not control: "Deployment ns/name". Nothing was written.
+	// Foreign is that object when the create ran into it (existing).
 	Conflict string
+	Foreign  client.Object
 	// Stale is true when the write was refused for a reason the next event
 	// settles, and nothing was written: the child was deleted, or replaced
 	// by another object of its name, between the read and the write (the
@@ -64,8 +66,8 @@ type Outcome struct {
 type Applier struct {
 	// Client reads from the manager's cache and writes.
 	Client client.Client
-	// APIReader reads from the API server: it confirms a child the cache
-	// does not hold is really absent, and reads a child with all its
+	// APIReader reads from the API server: the object a create of a child
+	// the cache does not hold ran into, and a child with all its
 	// managedFields when an apply was refused beside another manager's
 	// fields, or when the rewrite of a created child's managedFields was
 	// refused for a newer child.
@@ -73,12 +75,22 @@ type Applier struct {
 }
 
 // Observe reads the child at key into live (an empty object of the child's
-// type, with its kind set): found tells whether it exists; conflict, when
-// it is someone else's (IsOurs is false), names it ("Deployment ns/name").
+// type, with its kind set) from the cache: found tells whether it exists;
+// conflict, when it is someone else's (IsOurs is false), names it
+// ("Deployment ns/name"). A child the cache does not hold is reported
+// absent without asking the API server: the cache may lag, or never hold a
+// foreign object (label-filtered), but the write that follows is a create,
+// which refuses an object of the name, and create then reads that object
+// from the API server (existing). A new child thus costs no read.
 func (a *Applier) Observe(ctx context.Context, ownerUID types.UID, key client.ObjectKey, live client.Object) (found bool, conflict string, err error) {
-	found, err = Get(ctx, a.Client, a.APIReader, key, live)
-	if err != nil || !found || IsOurs(live, ownerUID) {
-		return found, "", err
+	if err = a.Client.Get(ctx, key, live); err != nil {
+		if apierrors.IsNotFound(err) {
+			return false, "", nil
+		}
+		return false, "", fmt.Errorf("reading %T %s: %w", live, key, err)
+	}
+	if IsOurs(live, ownerUID) {
+		return true, "", nil
 	}
 	gvk, err := a.gvkOf(live)
 	if err != nil {

@@ -105,6 +105,8 @@ func (c *Children) Write(ctx context.Context, desired, live client.Object) (clie
 	}
 	kind := desired.GetObjectKind().GroupVersionKind().Kind
 	switch {
+	case out.Conflict != "":
+		c.Conflicts = append(c.Conflicts, fmt.Sprintf("%s (%s)", out.Conflict, controllerOf(out.Foreign)))
 	case out.Stale:
 		c.Stale = true
 	case out.Rejected != nil:
