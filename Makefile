@@ -142,7 +142,7 @@ test-e2e: cluster-suite-bins ## End-to-end suite on a fresh local cluster (kwokc
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1 || true
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER),$(BATCH_NICE)) up
 	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
-	rc=0; $(BATCH_NICE) go run ./test/bench -n 20 -idle 5s -references=false -quiet-wait 20s -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+	rc=0; $(BATCH_NICE) go run ./test/bench -n 20 -idle 5s -references=false -quiet-wait 20s -apiserver-profile 1s -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench" || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \

@@ -182,12 +182,12 @@ func renderBisect(r bisectResult) string {
 		return sb.String()
 	}
 	limit := r.appFloor + time.Second
-	verdict := "met"
+	verdict := verdictMet
 	switch {
 	case len(r.busy) > 0:
 		verdict = "no verdict: " + strings.Join(r.busy, "; ")
 	case r.operator == 0:
-		verdict = "not measured"
+		verdict = notMeasured
 	case r.operator > limit:
 		verdict = fmt.Sprintf("**missed** by %s", dur(r.operator-limit))
 	}

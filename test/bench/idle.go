@@ -133,7 +133,7 @@ func renderSteadyCost(c steadyCost) string {
 		return ""
 	}
 	minutes := c.idle.Minutes()
-	verdict := "met"
+	verdict := verdictMet
 	if c.idleWrites != 0 || c.restartWrites != 0 {
 		verdict = fmt.Sprintf("**missed**: %d writes idle, %d after the restart", c.idleWrites, c.restartWrites)
 	}

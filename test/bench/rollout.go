@@ -90,7 +90,11 @@ func (r *rolloutRecorder) summarize() rolloutSummary {
 // rolled out plus the operator's one step.
 const (
 	maxWritesPerChange = 2.0
-	changeSlack        = 500 * time.Millisecond
+	// verdictMet and notMeasured are the verdict cells of the targets met
+	// and of those a run did not measure.
+	verdictMet  = "met"
+	notMeasured = "not measured"
+	changeSlack = 500 * time.Millisecond
 )
 
 // renderChangeVerdicts judges each rate's spec changes against the floor's
@@ -98,9 +102,9 @@ const (
 // most maxWritesPerChange status writes per change, no Ready flap.
 func renderChangeVerdicts(results []steadyResult) string {
 	var sb strings.Builder
-	sb.WriteString(fmt.Sprintf("Spec change verdicts: Application update → Ready with the new generation ≤ the floor's "+
+	fmt.Fprintf(&sb, "Spec change verdicts: Application update → Ready with the new generation ≤ the floor's "+
 		"Deployment update → rolled out + %s (p50 and p99); status writes per change ≤ %.0f on average; no Ready "+
-		"True → False → True inside one rollout.\n\n", dur(changeSlack), maxWritesPerChange))
+		"True → False → True inside one rollout.\n\n", dur(changeSlack), maxWritesPerChange)
 	sb.WriteString("| rate | p50 operator / floor + slack | p99 operator / floor + slack | status writes per change " +
 		"| Ready flaps |\n|---:|---|---|---|---|\n")
 	for _, r := range results {
@@ -126,7 +130,7 @@ func latencyVerdict(op, floor time.Duration) string {
 func writesVerdict(s rolloutSummary) string {
 	switch {
 	case s.changes == 0:
-		return "not measured"
+		return notMeasured
 	case s.writes <= maxWritesPerChange:
 		return fmt.Sprintf("%.2f over %d: met", s.writes, s.changes)
 	}
@@ -136,7 +140,7 @@ func writesVerdict(s rolloutSummary) string {
 func flapVerdict(s rolloutSummary) string {
 	switch {
 	case s.changes == 0:
-		return "not measured"
+		return notMeasured
 	case s.flapped == 0:
 		return "0: met"
 	}

@@ -11,10 +11,10 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
-// app is an Application as a watch event carries it: its generation, the
-// generation its status observed, and Ready.
-func app(name string, generation, observed int64, ready metav1.ConditionStatus) *sunappsv1.Application {
-	a := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Name: name, Generation: generation}}
+// app is an Application as a watch event carries it after its spec change
+// (generation 2): the generation its status observed, and Ready.
+func app(name string, observed int64, ready metav1.ConditionStatus) *sunappsv1.Application {
+	a := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Name: name, Generation: 2}}
 	a.Status.ObservedGeneration = observed
 	a.Status.Conditions = []metav1.Condition{{Type: sunappsv1.ConditionReady, Status: ready}}
 	return a
@@ -29,15 +29,15 @@ func TestRolloutRecorderCountsStatusWritesAndFlaps(t *testing.T) {
 		flapped int
 	}{
 		{"two writes: the new generation seen, then Ready", []*sunappsv1.Application{
-			app("a", 2, 1, T), app("a", 2, 2, F), app("a", 2, 2, T)}, 2, 0},
+			app("a", 1, T), app("a", 2, F), app("a", 2, T)}, 2, 0},
 		{"the rollout's counters cost writes", []*sunappsv1.Application{
-			app("a", 2, 1, T), app("a", 2, 2, F), app("a", 2, 2, F), app("a", 2, 2, F), app("a", 2, 2, T)}, 4, 0},
+			app("a", 1, T), app("a", 2, F), app("a", 2, F), app("a", 2, F), app("a", 2, T)}, 4, 0},
 		{"Ready back to False after True with the new generation", []*sunappsv1.Application{
-			app("a", 2, 1, T), app("a", 2, 2, T), app("a", 2, 2, F), app("a", 2, 2, T)}, 3, 1},
+			app("a", 1, T), app("a", 2, T), app("a", 2, F), app("a", 2, T)}, 3, 1},
 		{"True of the old generation is no flap", []*sunappsv1.Application{
-			app("a", 2, 1, T), app("a", 2, 1, T), app("a", 2, 2, F), app("a", 2, 2, T)}, 3, 0},
+			app("a", 1, T), app("a", 1, T), app("a", 2, F), app("a", 2, T)}, 3, 0},
 		{"a mean over the items", []*sunappsv1.Application{
-			app("a", 2, 1, T), app("b", 2, 1, T), app("a", 2, 2, T), app("b", 2, 2, F), app("b", 2, 2, T)}, 1.5, 0},
+			app("a", 1, T), app("b", 1, T), app("a", 2, T), app("b", 2, F), app("b", 2, T)}, 1.5, 0},
 	} {
 		r := newRolloutRecorder()
 		for _, e := range c.events {

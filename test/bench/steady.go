@@ -501,7 +501,7 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	}
 	sb.WriteString("---|\n")
 	for _, r := range results {
-		target := "met"
+		target := verdictMet
 		switch {
 		case len(r.busy) > 0:
 			target = "no verdict: " + strings.Join(r.busy, "; ")

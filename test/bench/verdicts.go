@@ -90,7 +90,7 @@ func verdict(t costTarget, ops, floors []result) string {
 		v, okV := t.of(op)
 		ref, okRef := t.of(floor)
 		if !okV || !okRef || ref <= 0 {
-			skipped = append(skipped, "not measured")
+			skipped = append(skipped, notMeasured)
 			continue
 		}
 		ratios = append(ratios, v/ref)
@@ -112,7 +112,7 @@ func verdict(t costTarget, ops, floors []result) string {
 	if len(skipped) > 0 {
 		runs += fmt.Sprintf(" (%d left out: %s)", len(skipped), strings.Join(skipped, "; "))
 	}
-	judged := "met"
+	judged := verdictMet
 	if med > t.max {
 		judged = fmt.Sprintf("**missed** by %.2f", med-t.max)
 	}

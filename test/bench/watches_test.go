@@ -10,8 +10,10 @@ apiserver_watch_events_total{group="apps",resource="deployments",version="v1"} 4
 apiserver_watch_events_total{group="apps.sunstrider.cn",resource="applications",version="v1"} 10
 apiserver_watch_events_sizes_sum{group="apps",resource="deployments",version="v1"} 81920
 apiserver_watch_events_sizes_count{group="apps",resource="deployments",version="v1"} 40
-apiserver_longrunning_requests{component="apiserver",group="apps",resource="deployments",scope="cluster",subresource="",verb="WATCH",version="v1"} 3
-apiserver_longrunning_requests{component="apiserver",group="",resource="pods",scope="namespace",subresource="log",verb="CONNECT",version="v1"} 1
+` + `apiserver_longrunning_requests{component="apiserver",group="apps",resource="deployments",scope="cluster",` +
+	`subresource="",verb="WATCH",version="v1"} 3
+` + `apiserver_longrunning_requests{component="apiserver",group="",resource="pods",scope="namespace",` +
+	`subresource="log",verb="CONNECT",version="v1"} 1
 `
 
 func TestParseWatches(t *testing.T) {
