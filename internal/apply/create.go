@@ -2,35 +2,29 @@ package apply
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"math"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/applyconfigurations"
-	"k8s.io/client-go/util/csaupgrade"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"sunstrider.cn/operator/internal/metrics"
 )
 
-// create is Write of a child read as absent. It creates the body of the
-// apply of desired rather than applying it: a forced apply has no "must
-// not exist" precondition, so it would take over an object of the child's
-// name the cache did not hold or someone created after the read (a user's
-// ConfigMap would gain the operator's fields and a controller reference).
-// The create fails on such an object instead, which existing then reads.
-// The created child's managedFields are then made an apply's
-// (ownAsApplied).
+// create is Write of a child read as absent: the forced apply of desired
+// with a resourceVersion no object has (absentOnly) as its precondition.
+// The API server creates the child when no object of its name exists,
+// with the managedFields of an apply (one Apply entry of the operator, as
+// every later apply finds them: a field it stops setting is removed), and
+// refuses it with a Conflict when one does: a forced apply without the
+// precondition would take over an object of the child's name the cache did
+// not hold or someone created after the read (a user's ConfigMap would
+// gain the operator's fields and a controller reference). existing then
+// reads that object. One request per child created, where a create and
+// the rewrite of its managedFields into an apply's took two.
 func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, error) {
 	key := client.ObjectKeyFromObject(desired)
 	kind := desired.GetObjectKind().GroupVersionKind().Kind
@@ -38,11 +32,11 @@ func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, e
 	if err != nil {
 		return Outcome{}, err
 	}
-	created := cfg.DeepCopy()
-	err = a.Client.Create(ctx, created, client.FieldOwner(FieldOwner))
+	cfg.SetResourceVersion(absentOnly)
+	err = a.apply(ctx, cfg)
 	switch {
 	case err == nil:
-	case apierrors.IsAlreadyExists(err):
+	case apierrors.IsConflict(err):
 		return a.existing(ctx, desired)
 	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		return Outcome{Stale: true}, nil
@@ -52,22 +46,19 @@ func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, e
 		return Outcome{}, fmt.Errorf("creating %s %s: %w", kind, key, err)
 	}
 	metrics.ChildWritten(kind, metrics.ActionCreated)
-	created, err = a.ownAsApplied(ctx, cfg, created)
-	switch {
-	case err == nil:
-	case apierrors.IsNotFound(err), errors.Is(err, errReplaced):
-		// Deleted (and perhaps created again) right after the create:
-		// the next event settles it.
-		return Outcome{Stale: true}, nil
-	default:
-		return Outcome{}, fmt.Errorf("recording the fields of the created %s %s as applied: %w", kind, key, err)
-	}
-	live, err := a.decode(desired, created)
+	live, err := a.decode(desired, cfg)
 	if err != nil {
 		return Outcome{}, err
 	}
 	return Outcome{Live: live, Action: Created}, nil
 }
+
+// absentOnly is the resourceVersion of create's apply: the largest a
+// resourceVersion can be (an unsigned 64-bit integer), which no stored
+// object has, so the API server's check of it (an apply's resourceVersion
+// is a precondition) fails for every object of the child's name. On
+// create, the API server gives the object its own.
+var absentOnly = strconv.FormatUint(math.MaxUint64, 10)
 
 // existing is create's answer when an object of the child's name exists:
 // read from the API server, it is someone else's (a Conflict, never
@@ -95,103 +86,3 @@ func (a *Applier) existing(ctx context.Context, desired client.Object) (Outcome,
 	}
 	return Outcome{Conflict: fmt.Sprintf("%s %s", gvk.Kind, key), Foreign: live}, nil
 }
-
-// ownAsApplied makes the managedFields of created, the child just created
-// from cfg, those a server-side apply of cfg would have made: one Apply
-// entry of the operator owning the fields cfg sets (appliedFields). A
-// create records its fields under an Update entry instead, with the
-// defaults the API server set; the operator's later applies would not
-// prune a field it stops setting (the Update entry still owns it). The
-// rewrite is client-go's csaupgrade patch, guarded by the resourceVersion
-// as it replaces all managedFields. The child's own controller often
-// writes between the create and the patch (kube-controller-manager a new
-// Deployment's status): the patch is refused with a Conflict and made
-// again at once from the child read again from the API server (as in
-// takeOver; an unguarded patch, one request less, could drop the entry of
-// such a write). It returns the child as last written.
-func (a *Applier) ownAsApplied(ctx context.Context, cfg, created *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	applied, err := appliedFields(a.Client.Scheme(), cfg)
-	if err != nil {
-		// A kind client-go has no schema of (none of the children so
-		// far): the Update entry's fields move as they are, the defaults
-		// with them; a later apply prunes those, and the API server sets
-		// them again.
-		applied = nil
-	}
-	child, fresh := created, true
-	err = retry.RetryOnConflict(wait.Backoff{Steps: 5}, func() error {
-		if !fresh {
-			var err error
-			if child, err = a.readFull(ctx, created); err != nil {
-				return err
-			}
-		}
-		fresh = false
-		patch, err := asAppliedPatch(child, applied)
-		if err != nil || patch == nil {
-			return err
-		}
-		return a.Client.Patch(ctx, child, client.RawPatch(types.JSONPatchType, patch), client.FieldOwner(FieldOwner))
-	})
-	return child, err
-}
-
-// asAppliedPatch returns the JSON patch that turns the operator's Update
-// entry of obj into its Apply entry, owning applied (or the entry's own
-// fields when applied is nil), guarded by obj's resourceVersion; nil when
-// obj has no such entry. What another manager changed since the create is
-// owned by both: the drift check finds it foreign all the same.
-func asAppliedPatch(obj *unstructured.Unstructured, applied *fieldpath.Set) ([]byte, error) {
-	entries := obj.GetManagedFields()
-	if applied != nil {
-		raw, err := applied.ToJSON()
-		if err != nil {
-			return nil, fmt.Errorf("encoding the applied fields: %w", err)
-		}
-		for i, e := range entries {
-			if e.Manager == FieldOwner && e.Operation == metav1.ManagedFieldsOperationUpdate && e.Subresource == "" {
-				entries[i].FieldsV1 = metav1.NewFieldsV1(string(raw))
-			}
-		}
-	}
-	rewritten := obj.DeepCopy()
-	rewritten.SetManagedFields(entries)
-	patch, err := csaupgrade.UpgradeManagedFieldsPatch(rewritten, sets.New(FieldOwner), FieldOwner)
-	if err != nil {
-		return nil, fmt.Errorf("upgrading the managedFields of %s: %w", FieldOwner, err)
-	}
-	return patch, nil
-}
-
-// appliedFields is the set of fields a server-side apply of cfg makes its
-// manager own, computed as the API server does: the fields cfg sets, typed
-// by the schema of the built-in kinds client-go carries, less those no
-// managedFields entry holds. An error for a kind that schema lacks.
-func appliedFields(scheme *runtime.Scheme, cfg *unstructured.Unstructured) (*fieldpath.Set, error) {
-	value, err := applyconfigurations.NewTypeConverter(scheme).ObjectToTyped(cfg, typed.AllowDuplicates)
-	if err != nil {
-		return nil, fmt.Errorf("typing %s: %w", cfg.GroupVersionKind(), err)
-	}
-	set, err := value.ToFieldSet()
-	if err != nil {
-		return nil, fmt.Errorf("listing the fields of %s: %w", cfg.GroupVersionKind(), err)
-	}
-	return set.Difference(strippedFields), nil
-}
-
-// strippedFields are the fields the API server leaves out of every
-// managedFields entry (k8s.io/apimachinery's managedfields stripMeta).
-var strippedFields = fieldpath.NewSet(
-	fieldpath.MakePathOrDie("apiVersion"),
-	fieldpath.MakePathOrDie("kind"),
-	fieldpath.MakePathOrDie("metadata"),
-	fieldpath.MakePathOrDie("metadata", "name"),
-	fieldpath.MakePathOrDie("metadata", "namespace"),
-	fieldpath.MakePathOrDie("metadata", "creationTimestamp"),
-	fieldpath.MakePathOrDie("metadata", "selfLink"),
-	fieldpath.MakePathOrDie("metadata", "uid"),
-	fieldpath.MakePathOrDie("metadata", "clusterName"),
-	fieldpath.MakePathOrDie("metadata", "generation"),
-	fieldpath.MakePathOrDie("metadata", "managedFields"),
-	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
-)

@@ -28,10 +28,10 @@ const parentUID = types.UID("00000000-0000-0000-0000-00000000cafe")
 // TestWriteCreates checks Applier.Write of a child it saw absent, on a real
 // API server: it creates the child and never takes over an object of the
 // child's name the cache did not hold (a conflict, read from the API
-// server; its own child is updated as read); the created child's
-// managedFields are those of a server-side apply (one Apply entry of the
-// operator, with the fields an apply would own), so that a later apply
-// removes a field the operator stops setting.
+// server; its own child is updated as read); the child is created by a
+// server-side apply (one Apply entry of the operator, with the fields an
+// apply owns), so that a later apply removes a field the operator stops
+// setting, in one request.
 func TestWriteCreates(t *testing.T) {
 	base := apiServer(t)
 	ctx := t.Context()
@@ -132,7 +132,7 @@ func TestWriteCreates(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(out.Action).To(Equal(apply.Created))
 
-		// Its twin, made by the forced apply the operator made before.
+		// Its twin, made by a plain forced apply (no precondition).
 		applied := client.ObjectKey{Namespace: ns, Name: "applied"}
 		g.Expect(base.Apply(ctx, client.ApplyConfigurationFromUnstructured(applyBody(g, ownedDeployment(applied))),
 			client.FieldOwner(apply.FieldOwner), client.ForceOwnership)).To(Succeed())
@@ -151,9 +151,8 @@ func TestWriteCreates(t *testing.T) {
 		g.Expect(sets[0].Has(fieldpath.MakePathOrDie("spec", "revisionHistoryLimit"))).To(BeFalse())
 	})
 
-	t.Run("status written between the create and the managed fields' rewrite", func(t *testing.T) {
+	t.Run("a create is one request, a create that finds an object two", func(t *testing.T) {
 		g := NewWithT(t)
-		key := client.ObjectKey{Namespace: ns, Name: "status-written"}
 		var mu sync.Mutex
 		var requests []string
 		record := func(verb string) {
@@ -161,7 +160,6 @@ func TestWriteCreates(t *testing.T) {
 			defer mu.Unlock()
 			requests = append(requests, verb)
 		}
-		statusWritten := false
 		counted := interceptor.NewClient(base, interceptor.Funcs{
 			Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 				record("get")
@@ -173,30 +171,36 @@ func TestWriteCreates(t *testing.T) {
 			},
 			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 				record("patch")
-				if !statusWritten {
-					// kube-controller-manager writes the new
-					// Deployment's status.
-					statusWritten = true
-					g.Expect(base.Status().Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: ns}},
-						client.RawPatch(types.MergePatchType, []byte(`{"status":{"observedGeneration":1}}`)),
-						client.FieldOwner("kube-controller-manager"))).To(Succeed())
-				}
 				return c.Patch(ctx, obj, patch, opts...)
 			},
+			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+				record("apply")
+				return c.Apply(ctx, obj, opts...)
+			},
 		})
-		out, err := (&apply.Applier{Client: counted, APIReader: counted}).Write(ctx, ownedDeployment(key), nil)
+		applier := &apply.Applier{Client: counted, APIReader: counted}
+		key := client.ObjectKey{Namespace: ns, Name: "one-request"}
+		out, err := applier.Write(ctx, ownedDeployment(key), nil)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(out.Action).To(Equal(apply.Created))
-		g.Expect(requests).To(Equal([]string{"create", "patch", "get", "patch"}))
-
+		g.Expect(requests).To(Equal([]string{"apply"}))
 		live := &appsv1.Deployment{}
 		g.Expect(base.Get(ctx, key, live)).To(Succeed())
-		g.Expect(live.Status.ObservedGeneration).To(Equal(int64(1)))
-		g.Expect(live.ManagedFields).To(ConsistOf(
-			And(HaveField("Manager", apply.FieldOwner), HaveField("Operation", metav1.ManagedFieldsOperationApply)),
-			And(HaveField("Manager", "kube-controller-manager"), HaveField("Subresource", "status")),
-		))
-		g.Expect(out.Live.GetResourceVersion()).To(Equal(live.ResourceVersion))
+		g.Expect(out.Live.GetResourceVersion()).To(Equal(live.ResourceVersion), "Live is the child as written")
+		g.Expect(out.Live.GetUID()).To(Equal(live.UID))
+
+		// A user's Deployment of the child's name, which the read did not see.
+		requests = nil
+		foreign := client.ObjectKey{Namespace: ns, Name: "users"}
+		users := ownedDeployment(foreign).(*appsv1.Deployment)
+		users.OwnerReferences, users.Labels = nil, nil
+		g.Expect(base.Create(ctx, users, client.FieldOwner("kubectl-create"))).To(Succeed())
+		out, err = applier.Write(ctx, ownedDeployment(foreign), nil)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(out.Conflict).To(Equal("Deployment " + foreign.String()))
+		g.Expect(requests).To(Equal([]string{"apply", "get"}))
+		g.Expect(base.Get(ctx, foreign, live)).To(Succeed())
+		g.Expect(live.ResourceVersion).To(Equal(users.ResourceVersion), "the user's Deployment was written")
 	})
 }
 

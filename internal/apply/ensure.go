@@ -51,8 +51,7 @@ type Outcome struct {
 	// someone else meanwhile (the create found it: the caller looks again,
 	// and finds someone else's object or its own); or its namespace is
 	// being deleted (and a namespaced parent with it: no failure to report,
-	// nothing to retry). It is also set when a child just created was
-	// deleted again before its managedFields were rewritten (create).
+	// nothing to retry).
 	Stale bool
 	// Rejected is the API server's answer when it refused the write
 	// (Invalid, Forbidden by an admission webhook, a quota...). Live is
@@ -69,8 +68,7 @@ type Applier struct {
 	// APIReader reads from the API server: the object a create of a child
 	// the cache does not hold ran into, and a child with all its
 	// managedFields when an apply was refused beside another manager's
-	// fields, or when the rewrite of a created child's managedFields was
-	// refused for a newer child.
+	// fields.
 	APIReader client.Reader
 }
 
