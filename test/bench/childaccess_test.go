@@ -56,6 +56,26 @@ func TestIsOperator(t *testing.T) {
 	}
 }
 
+func TestOperatorNames(t *testing.T) {
+	for _, tc := range []struct {
+		mode                   configv1alpha1.ChildAccess
+		variant, prefix, label string
+	}{
+		{"", "operator", "bench-operator", "operator-1000"},
+		{configv1alpha1.ChildAccessDelegated, "operator (Delegated)", "bench-operator-delegated", "operator-delegated-1000"},
+		{webhooksOff, "operator (webhooks off)", "bench-operator-webhooks-off", "operator-webhooks-off-1000"},
+	} {
+		variant, prefix, label := operatorNames(tc.mode, 1000)
+		if variant != tc.variant || prefix != tc.prefix || label != tc.label {
+			t.Errorf("operatorNames(%q) = %q, %q, %q; want %q, %q, %q", tc.mode, variant, prefix, label,
+				tc.variant, tc.prefix, tc.label)
+		}
+		if !isOperator(variant) {
+			t.Errorf("isOperator(%q) = false: its verdicts would be missing", variant)
+		}
+	}
+}
+
 func TestStatusWriteOfLogLevel(t *testing.T) {
 	config := func(rv string, generation int64, level configv1alpha1.LogLevel,
 		access configv1alpha1.ChildAccess) *configv1alpha1.OperatorConfiguration {

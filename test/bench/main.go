@@ -108,6 +108,10 @@ type config struct {
 	// operator runs in, one measurement each (-child-access); none: once,
 	// with the cluster's OperatorConfiguration left as it is.
 	childAccess []configv1alpha1.ChildAccess
+	// webhooksOff adds a run of the operator with its admission and
+	// conversion webhooks off and their configurations removed
+	// (-webhooks-off): their share of the operator's cost.
+	webhooksOff bool
 	appFloor    bool
 	warmUp      bool
 	// referencesMax is the largest N the references run at; 0: every N.
@@ -205,6 +209,10 @@ func parseFlags() *config {
 		"the Application API's own writes by a plain client, no controller (in the steady-rate mode: at each rate, "+
 		"after the operator).")
 	var rates, childAccess, bisect string
+	flag.BoolVar(&c.webhooksOff, "webhooks-off", false, "Also run the operator with its webhooks off "+
+		"(--enable-webhooks=false, the webhook configurations removed, as for the Application floor), after the "+
+		"operator: the variant \"operator (webhooks off)\", whose cost against the operator's is the admission "+
+		"webhooks' share.")
 	flag.StringVar(&childAccess, "child-access", "", "Comma-separated OperatorConfiguration spec.childAccess modes "+
 		"(Requester, Delegated): the operator runs once in each, in this order, the benchmark setting the mode in the "+
 		"OperatorConfiguration \"default\" (created if absent) before it starts; empty: once, the cluster's "+
@@ -438,6 +446,9 @@ func (b *bench) variants(n int) []func(context.Context, int) (result, error) {
 		}
 		for _, mode := range b.cfg.childAccess {
 			runs = append(runs, func(ctx context.Context, n int) (result, error) { return b.runOperator(ctx, n, mode) })
+		}
+		if b.cfg.webhooksOff {
+			runs = append(runs, func(ctx context.Context, n int) (result, error) { return b.runOperator(ctx, n, webhooksOff) })
 		}
 	}
 	if !b.withReferences(n) {
@@ -794,17 +805,32 @@ func (b *bench) runFloor(ctx context.Context, n int) (result, error) {
 	return r, cleanUp(deleteNamespaces(ctx, b.c, ns))
 }
 
-// runOperator measures the operator at n, in child access mode (its
-// OperatorConfiguration's spec.childAccess set first; "": left as it is).
-func (b *bench) runOperator(ctx context.Context, n int, mode configv1alpha1.ChildAccess) (result, error) {
-	variant, prefix, label := "operator", "bench-operator", fmt.Sprintf("operator-%d", n)
-	if mode != "" {
-		variant = operatorVariant(mode)
-		lower := strings.ToLower(string(mode))
-		prefix, label = prefix+"-"+lower, fmt.Sprintf("operator-%s-%d", lower, n)
+// operatorNames are the variant name, namespace prefix and log label of
+// the operator's run at n in mode (runOperator).
+func operatorNames(mode configv1alpha1.ChildAccess, n int) (variant, prefix, label string) {
+	if mode == "" {
+		return "operator", "bench-operator", fmt.Sprintf("operator-%d", n)
 	}
+	lower := strings.ReplaceAll(strings.ToLower(string(mode)), " ", "-")
+	return operatorVariant(mode), "bench-operator-" + lower, fmt.Sprintf("operator-%s-%d", lower, n)
+}
+
+// webhooksOff is runOperator's mode for the operator with its webhooks off
+// (-webhooks-off): no spec.childAccess is set, none is checked.
+const webhooksOff configv1alpha1.ChildAccess = "webhooks off"
+
+// runOperator measures the operator at n, in child access mode (its
+// OperatorConfiguration's spec.childAccess set first; "": left as it is),
+// or with its webhooks off (webhooksOff).
+func (b *bench) runOperator(ctx context.Context, n int, mode configv1alpha1.ChildAccess) (result, error) {
+	variant, prefix, label := operatorNames(mode, n)
+	var extra []string
 	ns := b.spread(prefix, n)
-	if err := b.installOperatorConfig(ctx); err != nil {
+	install := b.installOperatorConfig
+	if mode == webhooksOff {
+		install, extra, mode = b.installWithoutWebhooks, []string{"--enable-webhooks=false"}, ""
+	}
+	if err := install(ctx); err != nil {
 		return result{}, err
 	}
 	if mode != "" {
@@ -816,7 +842,7 @@ func (b *bench) runOperator(ctx context.Context, n int, mode configv1alpha1.Chil
 		return result{}, err
 	}
 	logf("%s N=%d: starting %s", variant, n, b.cfg.manager)
-	p, err := b.startOperator(ctx, label)
+	p, err := b.startOperator(ctx, label, extra...)
 	if err != nil {
 		return result{}, err
 	}
@@ -848,7 +874,7 @@ func (b *bench) runOperator(ctx context.Context, n int, mode configv1alpha1.Chil
 		start := time.Now()
 		// At debug level the restarted operator logs each status write with
 		// the parts that changed, so a write here can be explained.
-		p2, err := b.startOperator(ctx, label+"-restart", "--zap-log-level=debug")
+		p2, err := b.startOperator(ctx, label+"-restart", append(extra, "--zap-log-level=debug")...)
 		if err != nil {
 			return r, err
 		}
