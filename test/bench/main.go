@@ -492,6 +492,7 @@ func (b *bench) steadyMode(ctx context.Context) error {
 
 // tables renders every table of the results measured so far.
 func (b *bench) tables(results []result) string {
+	results = numberRuns(results)
 	table := renderTable(results, b.cfg.perNamespace) + "\n\n" + renderProcesses(results) + "\n\n" +
 		renderRequests(results)
 	if w := renderWatches(results); w != "" {
@@ -563,6 +564,9 @@ type result struct {
 	// busy says why this variant compares with nothing (settle): the
 	// machine was not quiet when it started; "" when it was.
 	busy string
+	// run is which run of its variant at its N this is (1-based) and runs
+	// how many there were, for the tables (numberRuns).
+	run, runs int
 }
 
 func na() result {
@@ -1148,17 +1152,10 @@ func renderTable(results []result, perNamespace int) string {
 		"| of which status (median) / Events (mean) | idle writes | writes after restart " +
 		"| peak RSS | heap/app | CPU s | machine CPU s (busy) | ratio |\n")
 	sb.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-	byN := map[int]map[string]result{}
-	for _, r := range results {
-		if byN[r.n] == nil {
-			byN[r.n] = map[string]result{}
-		}
-		byN[r.n][r.variant] = r
-	}
 	for _, r := range results {
 		var ratios []string
-		floor, hasFloor := byN[r.n]["floor (plain client)"]
-		appFloor, hasAppFloor := byN[r.n][appFloorVariant]
+		floor, hasFloor := sameRun(results, r, "floor (plain client)")
+		appFloor, hasAppFloor := sameRun(results, r, appFloorVariant)
 		op, hasOp := firstOperator(results, r.n)
 		switch {
 		case isOperator(r.variant):
@@ -1190,7 +1187,7 @@ func renderTable(results []result, perNamespace int) string {
 			machine = fmt.Sprintf("%.1f (%.0f %%)", r.machineBusy, 100*r.machineShare)
 		}
 		fmt.Fprintf(&sb, "| %d | %s | %.1f s | %s | %s | %.1f (%.2f) | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			r.n, r.variant, r.converge.Seconds(), dur(r.p50), dur(r.p99), r.writesMedian, r.writesMean, split,
+			r.n, r.name(), r.converge.Seconds(), dur(r.p50), dur(r.p99), r.writesMedian, r.writesMean, split,
 			intOrNA(r.idleWrites), intOrNA(r.restartWrites), bytesOrNA(r.peakRSS, "MiB"), bytesOrNA(r.heapPerApp, "KiB"),
 			floatOrNA(r.cpu), machine, ratio)
 	}
@@ -1284,7 +1281,7 @@ func renderProcesses(results []result) string {
 		if r.processes == nil {
 			continue
 		}
-		variant := r.variant
+		variant := r.name()
 		if r.busy != "" {
 			variant += " (started on a busy machine)"
 		}

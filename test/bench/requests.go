@@ -136,7 +136,7 @@ func renderRequests(results []result) string {
 		fmt.Fprintf(&sb, "Requests kube-apiserver served per Application, first create to convergence (N=%d):\n\n", n)
 		sb.WriteString("| request |")
 		for _, r := range rs {
-			fmt.Fprintf(&sb, " %s |", r.variant)
+			fmt.Fprintf(&sb, " %s |", r.name())
 		}
 		sb.WriteString("\n|---|" + strings.Repeat("---:|", len(rs)) + "\n")
 		for _, kind := range order {

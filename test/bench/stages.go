@@ -174,8 +174,12 @@ func renderStages(sums []stageSummary) string {
 	var sb strings.Builder
 	sb.WriteString("Where create→Ready goes, per item: each stage's time from the item's previous stage, p50 / p99 " +
 		"(and p50 since create), as the benchmark's watches saw it:\n\n| stage |")
-	for _, s := range sums {
-		fmt.Fprintf(&sb, " %s N=%d |", s.variant, s.n)
+	names := make([]result, len(sums))
+	for i, s := range sums {
+		names[i] = result{n: s.n, variant: s.variant}
+	}
+	for _, r := range numberRuns(names) {
+		fmt.Fprintf(&sb, " %s N=%d |", r.name(), r.n)
 	}
 	sb.WriteString("\n|---|" + strings.Repeat("---:|", len(sums)) + "\n")
 	for st := stageCreated + 1; st < numStages; st++ {

@@ -103,7 +103,7 @@ func renderWatches(results []result) string {
 		fmt.Fprintf(&sb, "Watch events kube-apiserver sent per Application, first create to convergence (N=%d): "+
 			"events / KiB (watches open at the end):\n\n| resource |", n)
 		for _, r := range rs {
-			fmt.Fprintf(&sb, " %s |", r.variant)
+			fmt.Fprintf(&sb, " %s |", r.name())
 		}
 		sb.WriteString("\n|---|" + strings.Repeat("---:|", len(rs)) + "\n")
 		for _, res := range order {

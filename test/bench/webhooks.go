@@ -165,7 +165,7 @@ func renderWebhooks(results []result) string {
 		})
 		for _, k := range keys {
 			l := latencyOf(r.webhooks[k])
-			fmt.Fprintf(&sb, "| %d | %s | %s | %s | %s | %.2f | %s | %s | %s |\n", r.n, r.variant, k.name,
+			fmt.Fprintf(&sb, "| %d | %s | %s | %s | %s | %.2f | %s | %s | %s |\n", r.n, r.name(), k.name,
 				webhookType(k.typ), k.operation, float64(l.calls)/float64(r.n), ms(l.mean), ms(l.p50), ms(l.p99))
 		}
 	}
