@@ -142,7 +142,7 @@ func (b *bench) runBisect(ctx context.Context, spec bisectSpec) (bisectResult, e
 		return res, err
 	}
 	defer p.stop()
-	ns := fmt.Sprintf("bench-bisect-op-%g", rate)
+	ns := "bench-bisect-op-" + rateName(rate)
 	if err := createNamespace(ctx, b.c, ns); err != nil {
 		return res, err
 	}

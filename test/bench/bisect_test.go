@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 func TestParseBisect(t *testing.T) {
@@ -73,5 +75,16 @@ func TestRenderBisect(t *testing.T) {
 	r.rate, r.probes = 0, r.probes[:1]
 	if out := renderBisect(r); !strings.Contains(out, "No rate sustains") {
 		t.Errorf("no rate: %s", out)
+	}
+}
+
+func TestRateName(t *testing.T) {
+	for rate, want := range map[float64]string{2: "2", 16: "16", 12.5: "12-5", 0.25: "0-25"} {
+		if got := rateName(rate); got != want {
+			t.Errorf("rateName(%g) = %q; want %q", rate, got, want)
+		}
+		if errs := validation.IsDNS1123Label("bench-steady-op-" + rateName(rate)); len(errs) > 0 {
+			t.Errorf("the namespace of %g/s: %v", rate, errs)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -229,7 +230,7 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 // Applications created open-loop by its plain client, each with its
 // children, and its status written when its Deployment is available.
 func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult) error {
-	ns := fmt.Sprintf("bench-steady-appfloor-%g", r.rate)
+	ns := "bench-steady-appfloor-" + rateName(r.rate)
 	if err := createNamespace(ctx, b.c, ns); err != nil {
 		return err
 	}
@@ -256,7 +257,7 @@ func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult) error {
 // steadyRate measures one rate: n creates of each variant, then n updates.
 func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (steadyResult, error) {
 	res := steadyResult{rate: rate, items: n}
-	opNS, flNS := fmt.Sprintf("bench-steady-op-%g", rate), fmt.Sprintf("bench-steady-floor-%g", rate)
+	opNS, flNS := "bench-steady-op-"+rateName(rate), "bench-steady-floor-"+rateName(rate)
 	for _, ns := range []string{opNS, flNS} {
 		if err := createNamespace(ctx, b.c, ns); err != nil {
 			return res, err
@@ -577,4 +578,10 @@ func backlogMark(b bool) string {
 		return " (backlog)"
 	}
 	return ""
+}
+
+// rateName spells rate for a namespace name, which allows no dot: 12.5/s
+// is "12-5".
+func rateName(rate float64) string {
+	return strings.ReplaceAll(strconv.FormatFloat(rate, 'g', -1, 64), ".", "-")
 }
