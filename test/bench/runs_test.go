@@ -55,8 +55,9 @@ func TestNumberRuns(t *testing.T) {
 // TestRenderTableRatiosOfTheSameRun: with three runs at one N, each
 // operator row compares with the Application floor of its own run.
 func TestRenderTableRatiosOfTheSameRun(t *testing.T) {
-	var results []result
-	for _, s := range []struct{ appFloor, op time.Duration }{{40, 50}, {50, 55}, {60, 60}} {
+	runs := []struct{ appFloor, op time.Duration }{{40, 50}, {50, 55}, {60, 60}}
+	results := make([]result, 0, 2*len(runs))
+	for _, s := range runs {
 		a, o := na(), na()
 		a.n, a.variant, a.converge = 1000, appFloorVariant, s.appFloor*time.Second
 		o.n, o.variant, o.converge = 1000, "operator", s.op*time.Second
