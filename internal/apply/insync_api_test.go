@@ -313,10 +313,9 @@ func (h *fuzzHarness) judge(ctx context.Context, ch child, key client.ObjectKey,
 		tryCtx, cancel := context.WithTimeout(ctx, restoreTimeout)
 		defer cancel()
 		after, restoreErr = h.restore(tryCtx, ch, key)
-		allocated := restoreErr != nil && strings.Contains(restoreErr.Error(), "provided port is already allocated")
-		return !allocated, nil
+		return !portAllocated(restoreErr), nil
 	})
-	if restoreErr != nil && strings.Contains(restoreErr.Error(), "provided port is already allocated") {
+	if portAllocated(restoreErr) {
 		// Still held after restoreTimeout: kube-apiserver leaked the port
 		// the mutation's Update released, and only its node port repair
 		// loop (every few minutes) frees it. The API server refuses the
@@ -1279,4 +1278,10 @@ func (h *fuzzHarness) serviceMutations() []mutation {
 			return "internalTrafficPolicy " + string(*s.Spec.InternalTrafficPolicy)
 		}),
 	}
+}
+
+// portAllocated tells whether err is the API server's refusal of a node
+// port another Service, or a leak, still holds.
+func portAllocated(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "provided port is already allocated")
 }
