@@ -459,8 +459,8 @@ bump-dev: kustomize ## After a release, move the tree to VERSION=x.y.z-dev (VERS
 	$(RELEASE_ENV) ./hack/release.sh --dev "$(VERSION)"
 
 .PHONY: test-release
-test-release: kustomize helm controller-gen ## Build a throwaway release twice in a clone of HEAD and check the digests are equal and the artifacts agree (test/release).
-	KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" LOCALBIN="$(LOCALBIN)" $(BATCH_NICE) go test -tags release -timeout 45m -count 1 -v ./test/release/ $(TEST_ARGS)
+test-release: kustomize helm controller-gen oras ## Build a throwaway release twice in a clone of HEAD, check the digests are equal and the artifacts agree, then publish it to a registry in the test and pull it back with oras and helm (test/release).
+	KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" ORAS="$(ORAS)" LOCALBIN="$(LOCALBIN)" $(BATCH_NICE) go test -tags release -timeout 45m -count 1 -v ./test/release/ $(TEST_ARGS)
 
 ##@ Deployment
 
@@ -542,6 +542,10 @@ CRD_REF_DOCS_VERSION ?= v0.3.0
 # make test: a tool, not a dependency of the operator's module.
 PROMTOOL ?= $(LOCALBIN)/promtool
 PROMTOOL_VERSION ?= v0.316.0
+# oras publishes a release's OCI layout (with its SBOM referrer) and reads it
+# back from the registry (docs/releasing.md; make test-release runs both).
+ORAS ?= $(LOCALBIN)/oras
+ORAS_VERSION ?= v1.3.6
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Build kustomize into bin/ from the Go module proxy if necessary.
 $(KUSTOMIZE): $(LOCALBIN)
@@ -592,6 +596,11 @@ $(HELM): $(LOCALBIN)
 crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs into bin/ from the Go module proxy if necessary.
 $(CRD_REF_DOCS): $(LOCALBIN)
 	$(call go-install-tool,$(CRD_REF_DOCS),github.com/elastic/crd-ref-docs,$(CRD_REF_DOCS_VERSION))
+
+.PHONY: oras
+oras: $(ORAS) ## Build oras (the OCI registry client docs/releasing.md publishes with) into bin/ if necessary.
+$(ORAS): $(LOCALBIN)
+	$(call go-install-tool,$(ORAS),oras.land/oras/cmd/oras,$(ORAS_VERSION))
 
 .PHONY: promtool
 promtool: $(PROMTOOL) ## Build promtool (Prometheus' rule checker) locally if necessary.

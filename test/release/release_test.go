@@ -26,10 +26,12 @@ limitations under the License.
 // artifact's subject is that index and it lists the binary's modules, among
 // them controller-runtime at go.mod's version; and the one image, set from
 // a non-default IMAGE_REPO, is what the chart (rendered), install.yaml and
-// the CSV run, with the chart's version and appVersion the release's.
+// the CSV run, with the chart's version and appVersion the release's. Then
+// it publishes the release to a registry and pulls it back as
+// docs/releasing.md says (checkPublish).
 //
 // `make test-release` runs it (build tag release). The tools (kustomize,
-// helm, controller-gen) are the work tree's bin/, LOCALBIN.
+// helm, controller-gen, oras) are the work tree's bin/, LOCALBIN.
 package release
 
 import (
@@ -124,10 +126,17 @@ func TestRelease(t *testing.T) {
 	}
 
 	dir := dirs[0]
+	var index, sbom v1.Hash
 	t.Run("image index and SBOM", func(t *testing.T) {
-		checkIndex(t, dir, goModVersion(t, src, "sigs.k8s.io/controller-runtime"))
+		index, sbom = checkIndex(t, dir, goModVersion(t, src, "sigs.k8s.io/controller-runtime"))
 	})
 	t.Run("one image everywhere", func(t *testing.T) { checkImages(t, dir) })
+	t.Run("published and pulled back", func(t *testing.T) {
+		if index == (v1.Hash{}) || sbom == (v1.Hash{}) {
+			t.Fatal("no index or SBOM digest: the layout's check failed")
+		}
+		checkPublish(t, dir, index, sbom)
+	})
 }
 
 // run runs a command in dir without the calling make's variables, and
@@ -202,8 +211,9 @@ func goModVersion(t *testing.T, src, module string) string {
 	return v
 }
 
-// checkIndex reads the OCI layout the way a registry client would.
-func checkIndex(t *testing.T, dir, controllerRuntime string) {
+// checkIndex reads the OCI layout the way a registry client would, and
+// returns the digests of the index tagged with the version and of its SBOM.
+func checkIndex(t *testing.T, dir, controllerRuntime string) (index, sbom v1.Hash) {
 	oci := filepath.Join(t.TempDir(), "oci")
 	untar(t, filepath.Join(dir, name+"-"+version+".oci.tar"), oci, false)
 	p, err := layout.FromPath(oci)
@@ -218,20 +228,20 @@ func checkIndex(t *testing.T, dir, controllerRuntime string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var index, sbom *v1.Descriptor
+	var indexDesc, sbomDesc *v1.Descriptor
 	for i, d := range im.Manifests {
 		switch {
 		case d.Annotations["org.opencontainers.image.ref.name"] == version:
-			index = &im.Manifests[i]
+			indexDesc = &im.Manifests[i]
 		case d.ArtifactType == "application/vnd.cyclonedx+json":
-			sbom = &im.Manifests[i]
+			sbomDesc = &im.Manifests[i]
 		}
 	}
-	if index == nil || sbom == nil {
+	if indexDesc == nil || sbomDesc == nil {
 		t.Fatalf("index.json has no index tagged %s or no SBOM artifact: %+v", version, im.Manifests)
 	}
 
-	idx, err := top.ImageIndex(index.Digest)
+	idx, err := top.ImageIndex(indexDesc.Digest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +268,8 @@ func checkIndex(t *testing.T, dir, controllerRuntime string) {
 		t.Errorf("the index's images are for %v, want %v", platforms, want)
 	}
 
-	checkSBOM(t, dir, oci, sbom.Digest, index.Digest, controllerRuntime)
+	checkSBOM(t, dir, oci, sbomDesc.Digest, indexDesc.Digest, controllerRuntime)
+	return indexDesc.Digest, sbomDesc.Digest
 }
 
 // checkSBOM checks the SBOM artifact's subject is the index and its BOM (the
