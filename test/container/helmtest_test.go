@@ -124,10 +124,11 @@ func (h *chartTestHook) install(t *testing.T) {
 // left the replicas' network just before the leader's SIGTERM was followed,
 // in both runs tried on a loaded machine, by the standby's Lease requests
 // timing out (no takeover within 10 s); from the host's network it was not,
-// in four runs. The cause is not established (such API request timeouts
-// were also seen once with no check container, the leader losing its
-// Lease at start-up); running the check outside the replicas' network
-// keeps it from touching that network while they run.
+// in four runs. The cause, found later: a container leaving the network
+// could change the bridge's MAC address, the replicas' gateway
+// (pinBridgeAddress, which now prevents it). Running the check outside the
+// replicas' network still keeps it from touching that network while they
+// run.
 func (h *chartTestHook) run(t *testing.T, pod, network, image string, args ...string) (string, int) {
 	t.Helper()
 	spec := *h.job.Spec.Template.Spec.DeepCopy()

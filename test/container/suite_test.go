@@ -193,6 +193,9 @@ func TestChartPodRunsInContainers(t *testing.T) {
 			}
 		}
 		ip := pod.start(t, manager)
+		if i == 0 {
+			pinBridgeAddress(t, clusterName)
+		}
 		pods = append(pods, &replica{pod: pod, manager: containerName(pod.name, manager.Name),
 			prober: startProber(t, manager, ip)})
 	}
@@ -471,6 +474,33 @@ func setUp(t *testing.T) {
 		"{{range .Subnets}}{{.Gateway}}{{end}}", clusterName))
 	if net.ParseIP(apiServerFromNetwork) == nil {
 		t.Fatalf("network %s has no gateway: %q", clusterName, apiServerFromNetwork)
+	}
+}
+
+// pinBridgeAddress sets the MAC address of network's bridge to the one it
+// has, which keeps it: a Linux bridge whose address was never set takes the
+// lowest of its ports' and changes when that port leaves. The replicas
+// reach the API server at the bridge's address (the gateway), so when the
+// first replica stopped, the other's ARP entry named a MAC no longer there
+// and its requests went nowhere until the entry was refreshed: its Lease
+// reads timed out and it did not take over within 10 s (two CI rehearsals
+// of 2026-12-04, one with the suite alone). netavark sets a fixed address
+// itself from 1.9 (containers/netavark#833); Debian's is older. The bridge
+// exists once a container of the network runs: call it then, before any
+// other container joins or leaves.
+func pinBridgeAddress(t *testing.T, network string) {
+	t.Helper()
+	bridge := strings.TrimSpace(mustPodman(t, "network", "inspect", "--format", "{{.NetworkInterface}}", network))
+	sys := filepath.Join("/sys/class/net", bridge)
+	mac, err := os.ReadFile(filepath.Join(sys, "address"))
+	if bridge == "" || err != nil {
+		t.Fatalf("network %s: no bridge %q (%v)", network, bridge, err)
+	}
+	mustRun(t, "ip", "link", "set", "dev", bridge, "address", strings.TrimSpace(string(mac)))
+	// 3: NET_ADDR_SET (include/linux/netdevice.h), the address was set.
+	kind, err := os.ReadFile(filepath.Join(sys, "addr_assign_type"))
+	if err != nil || strings.TrimSpace(string(kind)) != "3" {
+		t.Fatalf("bridge %s: address not pinned (addr_assign_type %q, %v)", bridge, kind, err)
 	}
 }
 
