@@ -28,6 +28,9 @@ import (
 type ReconcileLog struct {
 	mu     sync.Mutex
 	counts map[reconciled]int
+	// started holds the controllers whose workers started: their watches
+	// had all synced ("Starting workers").
+	started map[string]bool
 }
 
 type reconciled struct {
@@ -40,7 +43,15 @@ type ReconcileMark map[reconciled]int
 
 // NewReconcileLog returns an empty log.
 func NewReconcileLog() *ReconcileLog {
-	return &ReconcileLog{counts: map[reconciled]int{}}
+	return &ReconcileLog{counts: map[reconciled]int{}, started: map[string]bool{}}
+}
+
+// WorkersStarted tells whether controller has started its workers, which
+// it does once every watch it was built with has synced.
+func (l *ReconcileLog) WorkersStarted(controller string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.started[controller]
 }
 
 // Logger returns a logger that passes everything on to base and counts the
@@ -131,6 +142,11 @@ func (s *reconcileSink) Enabled(int) bool { return true }
 func (s *reconcileSink) Info(level int, msg string, keysAndValues ...any) {
 	if s.named && s.controller != "" && isReconcileEnd(msg) {
 		s.log.record(s.controller, types.NamespacedName{Namespace: s.namespace, Name: s.name})
+	}
+	if msg == "Starting workers" && s.controller != "" {
+		s.log.mu.Lock()
+		s.log.started[s.controller] = true
+		s.log.mu.Unlock()
 	}
 	if s.inner.Enabled(level) {
 		s.inner.Info(level, msg, keysAndValues...)

@@ -28,7 +28,6 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	controllers "sunstrider.cn/operator/internal/controller"
@@ -55,6 +54,9 @@ type MyCustomResourceReconciler struct {
 	Recorder  events.EventRecorder
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
+	// pods is the Pod watch, started by the first reconcile
+	// (controllers.LazyWatch).
+	pods *controllers.LazyWatch
 }
 
 // +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources,verbs=list;watch
@@ -113,8 +115,11 @@ func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Req
 // metadata only, for whether it exists and is being deleted; then, for a
 // live Pod only, from the API server for its readiness. A friend that does
 // not exist costs no request; one that appears later triggers a new
-// reconcile through the Pod watch.
+// reconcile through the Pod watch, which the first reconcile starts.
 func (r *MyCustomResourceReconciler) reconcileFriend(ctx context.Context, s *mycustomresourceScope) error {
+	if err := r.pods.Start(); err != nil {
+		return err
+	}
 	key := types.NamespacedName{Namespace: s.obj.Namespace, Name: s.obj.Spec.Name}
 	cached := &metav1.PartialObjectMetadata{}
 	cached.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
@@ -175,7 +180,8 @@ func (r *MyCustomResourceReconciler) recordEvents(obj *pocv1.MyCustomResource, w
 // SetupWithManager sets up the controller with the Manager: it indexes
 // MyCustomResources by spec.name and maps each Pod event (Pods are watched
 // as metadata only) to the MyCustomResources of the Pod's namespace naming
-// that Pod.
+// that Pod. The Pod watch starts with the first reconcile, not with the
+// manager: an operator with no MyCustomResource does not watch Pods for it.
 func (r *MyCustomResourceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
@@ -184,10 +190,14 @@ func (r *MyCustomResourceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		&pocv1.MyCustomResource{}, friendNameField, friendNameIndexValue); err != nil {
 		return fmt.Errorf("indexing MyCustomResources by %s: %w", friendNameField, err)
 	}
-	return ctrl.NewControllerManagedBy(mgr).
+	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&pocv1.MyCustomResource{}).
-		WatchesMetadata(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.requestsForPod)).
 		WithOptions(controllers.Options()).
 		Named("poc-mycustomresource").
-		Complete(r)
+		Build(r)
+	if err != nil {
+		return err
+	}
+	r.pods = controllers.NewPodWatch(c, mgr.GetCache(), r.requestsForPod)
+	return nil
 }

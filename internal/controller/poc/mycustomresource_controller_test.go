@@ -32,6 +32,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
@@ -383,4 +385,56 @@ func TestZeroWritesAtSteadyState(t *testing.T) {
 	// The fresh manager is alive: it sees the friend go.
 	deletePodNow(g, pod)
 	expectFriend(g, client.ObjectKeyFromObject(present), false, metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionFalse)
+}
+
+// TestPodWatchStartsWithTheFirstResource: a manager with no
+// MyCustomResource to serve opens no Pod watch (every Pod event of the
+// cluster would cost it decoding and the API server a watcher); the first
+// reconcile opens one, once, and a friend Pod created afterwards is seen
+// through it. The manager sees only this test's namespace, so the other
+// tests' objects start nothing.
+func TestPodWatchStartsWithTheFirstResource(t *testing.T) {
+	g := newG(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	informers := &testutil.InformerLog{}
+	stopManager()
+	g.Expect(startManager(func(o *ctrl.Options) {
+		o.Cache.DefaultNamespaces = map[string]cache.Config{ns: {}}
+		o.Cache.NewInformer = informers.NewInformer
+	})).To(Succeed())
+	t.Cleanup(func() {
+		stopManager()
+		if err := startManager(); err != nil {
+			t.Fatalf("restarting the default manager: %v", err)
+		}
+	})
+
+	// Its workers run once every watch it was built with has synced: a Pod
+	// watch started with the manager would have its informer by then.
+	g.Eventually(func() bool { return suite.Reconciles.WorkersStarted(myCustomResourceController) }).Should(BeTrue())
+	g.Expect(informers.Kinds()).To(ContainElement("MyCustomResource"))
+	g.Expect(informers.Kinds()).NotTo(ContainElement("Pod"))
+
+	cr := newFriendSeeker(ns, "first", "late")
+	key := client.ObjectKeyFromObject(cr)
+	g.Expect(k8sClient.Create(ctx, cr)).To(Succeed())
+	expectFriend(g, key, false, metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionFalse)
+	g.Expect(informers.Kinds()).To(ContainElement("Pod"), "the first reconcile starts the Pod watch")
+
+	// Only this manager runs, and nothing else changes the resource: the
+	// Pod's event is what reconciles it again.
+	g.Expect(k8sClient.Create(ctx, newPod(ns, "late"))).To(Succeed())
+	expectFriend(g, key, true, metav1.ConditionTrue, metav1.ConditionUnknown, metav1.ConditionUnknown)
+
+	second := newFriendSeeker(ns, "second", "late")
+	g.Expect(k8sClient.Create(ctx, second)).To(Succeed())
+	expectFriend(g, client.ObjectKeyFromObject(second), true, metav1.ConditionTrue, metav1.ConditionUnknown, metav1.ConditionUnknown)
+	pods := 0
+	for _, kind := range informers.Kinds() {
+		if kind == "Pod" {
+			pods++
+		}
+	}
+	g.Expect(pods).To(Equal(1), "one Pod informer, whatever reads or watches Pods: %v", informers.Kinds())
 }

@@ -60,6 +60,9 @@ type GuestbookReconciler struct {
 	Settings *settings.Holder
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
+	// pods is the Pod watch, started by the first election
+	// (controllers.LazyWatch).
+	pods *controllers.LazyWatch
 }
 
 // Guestbooks are read from the cache only. Setting blockOwnerDeletion on the
@@ -218,6 +221,10 @@ func (r *GuestbookReconciler) reconcileService(ctx context.Context, s *guestbook
 // StatefulSet as it runs (also when its write was refused: a failover
 // must not wait for a person) and labels them.
 func (r *GuestbookReconciler) reconcileRoles(ctx context.Context, s *guestbookScope) error {
+	// A Pod changing after this read has its event.
+	if err := r.pods.Start(); err != nil {
+		return err
+	}
 	// The cache holds Pods as metadata only; their readiness is read from
 	// the API server, which also keeps the election off stale copies.
 	pods := &corev1.PodList{}
@@ -275,19 +282,24 @@ func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := setupIndexes(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	return r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
+	c, err := r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
 		For(&webappv1.Guestbook{}).
 		Owns(&appsv1.StatefulSet{}).
 		Owns(&corev1.Service{}).
 		Owns(&corev1.ConfigMap{}).
 		// A ConfigMap the Guestbook uses but does not own.
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForConfigMap)).
-		// Pods are made by the StatefulSet controller: map them back by
-		// label. Metadata is all the cache keeps of them.
-		WatchesMetadata(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(guestbookForPod)).
 		// A namespace created (or deleted) after its Guestbooks.
 		WatchesMetadata(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForNamespace)).
 		WithOptions(controllers.Options()).
 		Named("webapp-guestbook").
-		Complete(r)
+		Build(r)
+	if err != nil {
+		return err
+	}
+	// Pods are made by the StatefulSet controller: map them back by label.
+	// Metadata is all the cache keeps of them. The first election starts
+	// the watch: an operator with no Guestbook does not watch Pods for it.
+	r.pods = controllers.NewPodWatch(c, mgr.GetCache(), guestbookForPod)
+	return nil
 }
