@@ -50,6 +50,7 @@ func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, e
 	if err != nil {
 		return Outcome{}, err
 	}
+	a.Created.remember(desired.GetObjectKind().GroupVersionKind(), live)
 	return Outcome{Live: live, Action: Created}, nil
 }
 

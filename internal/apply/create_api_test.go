@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -279,4 +280,103 @@ func entrySet(g Gomega, entry metav1.ManagedFieldsEntry) *fieldpath.Set {
 	set := &fieldpath.Set{}
 	g.Expect(set.FromJSON(bytes.NewReader(entry.FieldsV1.GetRawBytes()))).To(Succeed())
 	return set
+}
+
+// TestObserveFindsWhatItCreatedBeforeTheCache: a reconcile that follows a
+// create before the cache holds the new child (the Service, when the new
+// Deployment's event came first) finds the child as the create returned
+// it, and writes nothing: no second create, refused, and no read of the
+// child from the API server. Without the memory it costs both. Once the
+// cache holds the child, the memory is dropped.
+func TestObserveFindsWhatItCreatedBeforeTheCache(t *testing.T) {
+	base := apiServer(t)
+	ctx := t.Context()
+	g := NewWithT(t)
+	const ns = "created-memory"
+	g.Expect(base.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
+
+	var mu sync.Mutex
+	var requests []string
+	record := func(verb string) {
+		mu.Lock()
+		defer mu.Unlock()
+		requests = append(requests, verb)
+	}
+	taken := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		r := requests
+		requests = nil
+		return r
+	}
+	// cacheHolds tells whether the cache has caught up with the API server.
+	cacheHolds := false
+	cache := interceptor.NewClient(base, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if !cacheHolds {
+				return apierrors.NewNotFound(corev1.Resource("configmaps"), key.Name)
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			record("apply")
+			return c.Apply(ctx, obj, opts...)
+		},
+	})
+	apiReader := interceptor.NewClient(base, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			record("get")
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	ensure := func(created *apply.CreatedChildren, key client.ObjectKey) (*apply.Applier, apply.Outcome) {
+		applier := &apply.Applier{Client: cache, APIReader: apiReader, Created: created}
+		out, err := applier.Ensure(ctx, parentUID, ownedConfigMap(key, map[string]string{"a": "1"}), &corev1.ConfigMap{})
+		g.Expect(err).NotTo(HaveOccurred())
+		return applier, out
+	}
+
+	created := &apply.CreatedChildren{}
+	key := client.ObjectKey{Namespace: ns, Name: "remembered"}
+	first, out := ensure(created, key)
+	g.Expect(out.Action).To(Equal(apply.Created))
+	g.Expect(first.Remembered).To(BeZero())
+	g.Expect(taken()).To(Equal([]string{"apply"}))
+	g.Expect(created.Len()).To(Equal(1))
+	uid := out.Live.GetUID()
+
+	second, out := ensure(created, key)
+	g.Expect(out.Action).To(Equal(apply.Unchanged), "%+v", out)
+	g.Expect(out.Conflict).To(BeEmpty())
+	g.Expect(out.Live.GetUID()).To(Equal(uid), "the child as the create returned it")
+	g.Expect(taken()).To(BeEmpty(), "no request")
+	g.Expect(second.Remembered).To(BeNumerically(">", 0), "the reconcile is to look again")
+	g.Expect(second.Remembered).To(BeNumerically("<=", apply.CreatedTTL))
+
+	// The same lagging cache without the memory: the create is refused, the
+	// child read, and found to be the parent's own.
+	_, out = ensure(nil, key)
+	g.Expect(out.Action).To(Equal(apply.Unchanged), "%+v", out)
+	g.Expect(out.Live.GetUID()).To(Equal(uid))
+	g.Expect(taken()).To(Equal([]string{"apply", "get"}))
+
+	// A parent of the same name made again, with another UID: the child
+	// created for the old one is not vouched for; the create finds it,
+	// someone else's.
+	const newParent = types.UID("00000000-0000-0000-0000-00000000beef")
+	other := ownedConfigMap(key, map[string]string{"a": "1"})
+	other.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "apps.sunstrider.cn/v1", Kind: "Application",
+		Name: "parent", UID: newParent, Controller: new(true), BlockOwnerDeletion: new(true)}})
+	out, err := (&apply.Applier{Client: cache, APIReader: apiReader, Created: created}).
+		Ensure(ctx, newParent, other, &corev1.ConfigMap{})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(out.Conflict).To(Equal("ConfigMap "+key.String()), "%+v", out)
+	g.Expect(taken()).To(Equal([]string{"apply", "get"}))
+
+	// The cache catches up: the memory goes, and the child is read from it.
+	cacheHolds = true
+	_, out = ensure(created, key)
+	g.Expect(out.Action).To(Equal(apply.Unchanged))
+	g.Expect(taken()).To(BeEmpty())
+	g.Expect(created.Len()).To(BeZero(), "forgotten once the cache holds it")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -70,6 +72,15 @@ type Applier struct {
 	// managedFields when an apply was refused beside another manager's
 	// fields.
 	APIReader client.Reader
+	// Created, when set, remembers the children the controller created
+	// until its cache holds them (CreatedChildren); Observe vouches for
+	// them meanwhile.
+	Created *CreatedChildren
+	// Remembered is set by Observe when it vouched for a child the cache
+	// does not hold yet: how much longer it does. The reconcile looks
+	// again by then (controller.Children.Result), in case the child went
+	// before the cache ever held it.
+	Remembered time.Duration
 }
 
 // Observe reads the child at key into live (an empty object of the child's
@@ -79,13 +90,23 @@ type Applier struct {
 // absent without asking the API server: the cache may lag, or never hold a
 // foreign object (label-filtered), but the write that follows is a create,
 // which refuses an object of the name, and create then reads that object
-// from the API server (existing). A new child thus costs no read.
+// from the API server (existing). A new child thus costs no read. A child
+// this controller created that the cache does not hold yet is found as the
+// create returned it (Created), not created again.
 func (a *Applier) Observe(ctx context.Context, ownerUID types.UID, key client.ObjectKey, live client.Object) (found bool, conflict string, err error) {
 	if err = a.Client.Get(ctx, key, live); err != nil {
 		if apierrors.IsNotFound(err) {
-			return false, "", nil
+			found, err = a.recall(ownerUID, key, live)
+			return found, "", err
 		}
 		return false, "", fmt.Errorf("reading %T %s: %w", live, key, err)
+	}
+	if a.Created.Len() > 0 {
+		gvk, err := a.gvkOf(live)
+		if err != nil {
+			return false, "", err
+		}
+		a.Created.seen(gvk, key)
 	}
 	if IsOurs(live, ownerUID) {
 		return true, "", nil
@@ -95,6 +116,39 @@ func (a *Applier) Observe(ctx context.Context, ownerUID types.UID, key client.Ob
 		return found, "", err
 	}
 	return found, fmt.Sprintf("%s %s", gvk.Kind, key), nil
+}
+
+// recall fills live, an empty object the cache found nothing for at key,
+// with the child the controller created there for the parent whose UID is
+// ownerUID (Created), and tells whether it did. One created for another
+// parent of the name (deleted and made again since) is not vouched for:
+// the create that follows finds it, someone else's.
+func (a *Applier) recall(ownerUID types.UID, key client.ObjectKey, live client.Object) (bool, error) {
+	if a.Created.Len() == 0 {
+		return false, nil
+	}
+	gvk, err := a.gvkOf(live)
+	if err != nil {
+		return false, err
+	}
+	created, left, ok := a.Created.get(gvk, key)
+	if !ok || reflect.TypeOf(created) != reflect.TypeOf(live) || !IsOurs(created, ownerUID) {
+		return false, nil
+	}
+	reflect.ValueOf(live).Elem().Set(reflect.ValueOf(created).Elem())
+	a.Remembered = max(a.Remembered, left)
+	return true, nil
+}
+
+// Deleted forgets live, a child the controller just deleted, if Created
+// remembers it.
+func (a *Applier) Deleted(live client.Object) {
+	if a.Created.Len() == 0 {
+		return
+	}
+	if gvk, err := a.gvkOf(live); err == nil {
+		a.Created.seen(gvk, client.ObjectKeyFromObject(live))
+	}
 }
 
 // gvkOf is obj's group, version and kind: its own, else the scheme's (a

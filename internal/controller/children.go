@@ -56,9 +56,11 @@ type Children struct {
 	Stale bool
 }
 
-// NewChildren returns the recorder of one reconcile of parent, of kind.
-func NewChildren(c client.Client, apiReader client.Reader, parent client.Object, kind string) *Children {
-	return &Children{Applier: &apply.Applier{Client: c, APIReader: apiReader}, Parent: parent, Kind: kind}
+// NewChildren returns the recorder of one reconcile of parent, of kind;
+// created is the controller's memory of the children it created
+// (apply.CreatedChildren).
+func NewChildren(c client.Client, apiReader client.Reader, created *apply.CreatedChildren, parent client.Object, kind string) *Children {
+	return &Children{Applier: &apply.Applier{Client: c, APIReader: apiReader, Created: created}, Parent: parent, Kind: kind}
 }
 
 // Refusal is a child's write the API server refused.
@@ -188,8 +190,10 @@ const ReasonUpdated = "Updated"
 // Result ends every reconcile, as Policy says: a refusal other than
 // Invalid is returned (retried with backoff), a conflict is looked at
 // again after recheck, and a status write put off (StatusWriter.Batch)
-// is made after wait.
+// is made after wait. A child read as created but not yet in the cache
+// (apply.CreatedChildren) is looked at again once no longer vouched for.
 func (c *Children) Result(wait, recheck time.Duration) (ctrl.Result, error) {
+	wait = minPositive(wait, c.Applier.Remembered)
 	switch RuleOf(c.Answer()).Retry {
 	case RetryBackoff:
 		return ctrl.Result{}, fmt.Errorf("the API server refused the %s of %s %s: %w",

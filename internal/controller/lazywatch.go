@@ -54,9 +54,9 @@ type LazyWatch struct {
 	started atomic.Bool
 }
 
-// NewLazyWatch returns the watch that source makes, for c, not started.
-func NewLazyWatch(c controller.Controller, what string, source func() source.Source) *LazyWatch {
-	return &LazyWatch{ctrl: c, what: what, source: source}
+// NewLazyWatch returns the watch that newSource makes, for c, not started.
+func NewLazyWatch(c controller.Controller, what string, newSource func() source.Source) *LazyWatch {
+	return &LazyWatch{ctrl: c, what: what, source: newSource}
 }
 
 // NewPodWatch returns the lazy watch of Pods, as metadata only (the cache

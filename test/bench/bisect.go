@@ -193,5 +193,9 @@ func renderBisect(r bisectResult) string {
 	}
 	fmt.Fprintf(&sb, "\nSustained: **%g/s**. The operator at %g/s: p99 create→Ready %s%s, against the Application "+
 		"floor's %s + 1 s: %s.", r.rate, r.rate, dur(r.operator), backlogMark(r.opBacklog), dur(r.appFloor), verdict)
+	if r.rate == r.spec.hi {
+		fmt.Fprintf(&sb, " The Application floor sustained the top of the range: the rate it sustains is %g/s or "+
+			"more, not bracketed (raise hi).", r.spec.hi)
+	}
 	return sb.String()
 }

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/metrics"
 	"sunstrider.cn/operator/internal/settings"
@@ -40,6 +41,8 @@ type ApplicationReconciler struct {
 	Settings *settings.Holder
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
+	// created holds the children created that the cache does not hold yet.
+	created apply.CreatedChildren
 }
 
 // +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications,verbs=list;watch
@@ -82,7 +85,7 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 
 	s := &applicationScope{app: app, observation: observation{
-		children:      controllers.NewChildren(r.Client, r.APIReader, app, "Application"),
+		children:      controllers.NewChildren(r.Client, r.APIReader, &r.created, app, "Application"),
 		serviceWanted: wantsService(app),
 	}}
 	for _, phase := range []func(context.Context, *applicationScope) error{

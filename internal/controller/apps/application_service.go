@@ -26,7 +26,11 @@ func (r *ApplicationReconciler) reconcileService(ctx context.Context, s *applica
 		if err != nil || !found || conflict != "" {
 			return err
 		}
-		return r.deleteService(ctx, app, live)
+		if err := r.deleteService(ctx, app, live); err != nil {
+			return err
+		}
+		s.children.Applier.Deleted(live)
+		return nil
 	}
 	obj, err := s.children.Ensure(ctx, desiredService(app, s.selector), &corev1.Service{})
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
+	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
 )
 
@@ -43,6 +44,8 @@ type DrinkReconciler struct {
 	Recorder  events.EventRecorder
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
+	// created holds the children created that the cache does not hold yet.
+	created apply.CreatedChildren
 }
 
 // +kubebuilder:rbac:groups=example.com,resources=drinks,verbs=list;watch
@@ -76,7 +79,7 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, nil
 	}
 
-	children := controllers.NewChildren(r.Client, r.APIReader, drink, drinkKind)
+	children := controllers.NewChildren(r.Client, r.APIReader, &r.created, drink, drinkKind)
 	s := &drinkScope{drink: drink, children: children, observation: observation{children: children}}
 	for _, phase := range []func(context.Context, *drinkScope) error{
 		r.reconcileConfigMap,
