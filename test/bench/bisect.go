@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
@@ -48,6 +50,9 @@ type probe struct {
 	rate    float64
 	p99     time.Duration
 	backlog bool
+	// overload is the API server's answer when it timed out or turned
+	// away requests at this rate (backlog then).
+	overload error
 }
 
 // bisectRate returns the highest rate of those probed that sustains: lo
@@ -90,6 +95,12 @@ func bisectRate(spec bisectSpec, measure func(rate float64) (probe, error)) (flo
 	return lo, probes, nil
 }
 
+// overloaded tells whether err is the API server's answer when it cannot
+// keep up: a request timed out (504), or it turned the request away (429).
+func overloaded(err error) bool {
+	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsTooManyRequests(err)
+}
+
 // bisectResult is the rate found and the operator's creates at it.
 type bisectResult struct {
 	spec   bisectSpec
@@ -115,7 +126,17 @@ func (b *bench) runBisect(ctx context.Context, spec bisectSpec) (bisectResult, e
 	rate, probes, err := bisectRate(spec, func(rate float64) (probe, error) {
 		r := steadyResult{rate: rate, items: int(math.Ceil(rate * window.Seconds()))}
 		if err := b.steadyAppFloor(ctx, &r); err != nil {
-			return probe{}, err
+			if !overloaded(err) || ctx.Err() != nil {
+				return probe{}, err
+			}
+			// Far above what the machine sustains, the API server times
+			// requests out: the rate is not sustained, and the search goes on
+			// below it.
+			logf("bisect %g/s: the API server could not keep up (%v): not sustained", rate, err)
+			if err := deleteNamespace(ctx, b.c, appFloorNamespace(rate)); err != nil {
+				return probe{}, err
+			}
+			return probe{rate: rate, backlog: true, overload: err}, nil
 		}
 		if len(r.busy) > 0 {
 			logf("bisect %g/s: %s (the probe counts anyway: a busy start lengthens, never shortens, latencies)",
@@ -175,7 +196,11 @@ func renderBisect(r bisectResult) string {
 		r.spec.lo, r.spec.hi)
 	sb.WriteString("| rate | Application floor p99 | backlog |\n|---:|---:|---|\n")
 	for _, p := range r.probes {
-		fmt.Fprintf(&sb, "| %g/s | %s | %s |\n", p.rate, dur(p.p99), map[bool]string{true: "yes", false: "no"}[p.backlog])
+		p99, backlog := dur(p.p99), map[bool]string{true: "yes", false: "no"}[p.backlog]
+		if p.overload != nil {
+			p99, backlog = "-", "yes: the API server timed requests out"
+		}
+		fmt.Fprintf(&sb, "| %g/s | %s | %s |\n", p.rate, p99, backlog)
 	}
 	if r.rate == 0 {
 		fmt.Fprintf(&sb, "\nNo rate sustains: the Application floor backlogs at %g/s already.", r.spec.lo)

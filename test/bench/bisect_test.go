@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -85,6 +89,25 @@ func TestRateName(t *testing.T) {
 		}
 		if errs := validation.IsDNS1123Label("bench-steady-op-" + rateName(rate)); len(errs) > 0 {
 			t.Errorf("the namespace of %g/s: %v", rate, errs)
+		}
+	}
+}
+
+func TestOverloaded(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"a request timed out", apierrors.NewTimeoutError("request did not complete within requested timeout", 0), true},
+		{"wrapped", fmt.Errorf("creating: %w", apierrors.NewTimeoutError("request did not complete", 0)), true},
+		{"a server timeout", apierrors.NewServerTimeout(schema.GroupResource{Resource: "applications"}, "create", 1), true},
+		{"too many requests", apierrors.NewTooManyRequests("slow down", 1), true},
+		{"a conflict", apierrors.NewConflict(schema.GroupResource{Resource: "applications"}, "a", errors.New("x")), false},
+		{"another error", errors.New("connection refused"), false},
+	} {
+		if got := overloaded(c.err); got != c.want {
+			t.Errorf("%s: overloaded = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

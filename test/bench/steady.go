@@ -230,7 +230,7 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 // Applications created open-loop by its plain client, each with its
 // children, and its status written when its Deployment is available.
 func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult) error {
-	ns := "bench-steady-appfloor-" + rateName(r.rate)
+	ns := appFloorNamespace(r.rate)
 	if err := createNamespace(ctx, b.c, ns); err != nil {
 		return err
 	}
@@ -253,6 +253,10 @@ func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult) error {
 	logf("steady %g/s: create→Ready p99 Application floor %s", r.rate, dur(r.appFloor.p99))
 	return deleteNamespace(ctx, b.c, ns)
 }
+
+// appFloorNamespace is the namespace of the Application floor's creates at
+// rate.
+func appFloorNamespace(rate float64) string { return "bench-steady-appfloor-" + rateName(rate) }
 
 // steadyRate measures one rate: n creates of each variant, then n updates.
 func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (steadyResult, error) {

@@ -9,12 +9,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
-	controllers "sunstrider.cn/operator/internal/controller"
-	webappcontroller "sunstrider.cn/operator/internal/controller/webapp"
 )
 
 // weightCopies is how many decoded copies of each object weighObjects keeps
@@ -30,11 +27,12 @@ type objectWeight struct {
 
 // weighObjects reads one converged Application of ns and its children as
 // the API server serves them, strips them as the operator's cache does
-// (managedFields everywhere, the Pod kept as metadata only through
-// controllers.PodMetadataTransform), and measures the live heap each one
-// takes once decoded into its Go type: the part of the operator's heap per
+// (managedFields everywhere), and measures the live heap each one takes
+// once decoded into its Go type: the part of the operator's heap per
 // Application that is the cached objects themselves, before informer
-// indexes and queues.
+// indexes and queues. Its Pod is not among them: the operator watches Pods
+// only once a MyCustomResource or a Guestbook needs them
+// (controllers.LazyWatch).
 func weighObjects(ctx context.Context, c client.Client, ns, name string) ([]objectWeight, error) {
 	app := &sunappsv1.Application{}
 	dep := &appsv1.Deployment{}
@@ -45,25 +43,10 @@ func weighObjects(ctx context.Context, c client.Client, ns, name string) ([]obje
 		}
 		obj.SetManagedFields(nil)
 	}
-	pods := &corev1.PodList{}
-	if err := c.List(ctx, pods, client.InNamespace(ns), client.MatchingLabels(benchLabels(name))); err != nil {
-		return nil, err
-	}
-	if len(pods.Items) == 0 {
-		return nil, fmt.Errorf("no Pod of %s/%s", ns, name)
-	}
-	// As cmd/main.go's cache options.
-	pod, err := controllers.PodMetadataTransform(webappcontroller.LabelGuestbook)(&metav1.PartialObjectMetadata{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: pods.Items[0].ObjectMeta,
-	})
-	if err != nil {
-		return nil, err
-	}
 	return []objectWeight{
 		weigh[sunappsv1.Application]("Application", app),
 		weigh[appsv1.Deployment]("Deployment", dep),
 		weigh[corev1.Service]("Service", svc),
-		weigh[metav1.PartialObjectMetadata]("Pod (metadata)", pod),
 	}, nil
 }
 
