@@ -20,6 +20,12 @@ fi
 
 "$KUSTOMIZE" build config/dev | go run ./hack/devconfig > "$DEV_DIR/dev.yaml"
 k apply --server-side --force-conflicts -f "$DEV_DIR/dev.yaml" >/dev/null
+# kubectl wait gives up at once on a CRD whose status.conditions is still
+# null, just after it was made: ask again, a minute at most.
+for _ in $(seq 60); do
+  k wait --for=condition=Established crd --all --timeout=60s >/dev/null 2>&1 && break
+  sleep 1
+done
 k wait --for=condition=Established crd --all --timeout=60s >/dev/null
 
 # As the Deployment's init container does: the OperatorConfiguration named

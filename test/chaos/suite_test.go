@@ -32,6 +32,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -124,9 +125,16 @@ func install() error {
 		"-p", `{"spec":{"conversion":{"strategy":"None","webhook":null}}}`); err != nil {
 		return err
 	}
-	_, err = command(nil, kubectl, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
-	if err != nil {
-		return err
+	// kubectl wait gives up at once, rather than waiting, on a CRD whose
+	// status.conditions is still null just after it was made ("accessor
+	// error: <nil> is of the type <nil>", CI of 2026-12-04): ask again.
+	var waited error
+	if err := wait.PollUntilContextTimeout(context.Background(), time.Second, time.Minute, true,
+		func(context.Context) (bool, error) {
+			_, waited = command(nil, kubectl, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
+			return waited == nil, nil
+		}); err != nil {
+		return fmt.Errorf("waiting for the CRDs to be established: %w (last: %w)", err, waited)
 	}
 	// The operator's configuration, as its init container would make it,
 	// with a short conflict recheck: the foreign-object windows must span

@@ -611,7 +611,13 @@ func installChartButDeployment(t *testing.T, image string) (*appsv1.Deployment, 
 	mustRun(t, kubectl, "label", "namespace", namespace, "pod-security.kubernetes.io/enforce=restricted",
 		"pod-security.kubernetes.io/enforce-version=latest")
 	mustRunIn(t, rest.Bytes(), kubectl, "apply", "--server-side", "-f", "-")
-	mustRun(t, kubectl, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
+	// kubectl wait gives up at once, rather than waiting, on a CRD whose
+	// status.conditions is still null just after it was made ("accessor
+	// error: <nil> is of the type <nil>"): ask again until it waits.
+	NewWithT(t).Eventually(func() error {
+		_, err := runCmdIn(nil, kubectl, "wait", "--for=condition=Established", "crd", "--all", "--timeout=60s")
+		return err
+	}, time.Minute, time.Second).Should(Succeed())
 	// The Deployment itself passes the API server's validation.
 	deploymentYAML, err := yaml.Marshal(deployment)
 	if err != nil {
