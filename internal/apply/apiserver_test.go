@@ -99,3 +99,24 @@ func newClient(t *testing.T, cfg *rest.Config) client.WithWatch {
 	}
 	return c
 }
+
+// requestLog records the verbs of the requests a test's client made.
+type requestLog struct {
+	mu    sync.Mutex
+	verbs []string
+}
+
+func (l *requestLog) record(verb string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.verbs = append(l.verbs, verb)
+}
+
+// taken returns the verbs recorded since the last call.
+func (l *requestLog) taken() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	verbs := l.verbs
+	l.verbs = nil
+	return verbs
+}

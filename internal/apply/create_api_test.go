@@ -295,20 +295,8 @@ func TestObserveFindsWhatItCreatedBeforeTheCache(t *testing.T) {
 	const ns = "created-memory"
 	g.Expect(base.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})).To(Succeed())
 
-	var mu sync.Mutex
-	var requests []string
-	record := func(verb string) {
-		mu.Lock()
-		defer mu.Unlock()
-		requests = append(requests, verb)
-	}
-	taken := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		r := requests
-		requests = nil
-		return r
-	}
+	requests := &requestLog{}
+	record, taken := requests.record, requests.taken
 	// cacheHolds tells whether the cache has caught up with the API server.
 	cacheHolds := false
 	cache := interceptor.NewClient(base, interceptor.Funcs{

@@ -3,7 +3,6 @@ package apply_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -31,20 +30,8 @@ import (
 // refused apply. After each restore, the next Write makes no request.
 func TestWriteRequestsByDrift(t *testing.T) {
 	base := apiServer(t)
-	var mu sync.Mutex
-	var requests []string
-	record := func(verb string) {
-		mu.Lock()
-		defer mu.Unlock()
-		requests = append(requests, verb)
-	}
-	taken := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		r := requests
-		requests = nil
-		return r
-	}
+	requests := &requestLog{}
+	record, taken := requests.record, requests.taken
 	// afterApply, when set, runs once after the next apply: another
 	// controller's write between two of the operator's requests.
 	var afterApply func()
