@@ -362,6 +362,7 @@ func TestObserveFindsWhatItCreatedBeforeTheCache(t *testing.T) {
 	g.Expect(taken()).To(Equal([]string{"apply", "get"}))
 
 	// The cache catches up: the memory goes, and the child is read from it.
+	g.Expect(created.Len()).To(Equal(1), "still remembered while the cache lags")
 	cacheHolds = true
 	_, out = ensure(created, key)
 	g.Expect(out.Action).To(Equal(apply.Unchanged))
