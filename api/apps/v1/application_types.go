@@ -107,7 +107,8 @@ type ServiceTemplate struct {
 // ApplicationStatus is the observed state of an Application. It is computed
 // from the children on every reconcile, never from its previous value.
 type ApplicationStatus struct {
-	// workflow mirrors the Deployment's status.
+	// workflow mirrors the Deployment's status, except its count of
+	// terminating Pods (see WorkflowStatus).
 	// +optional
 	Workflow WorkflowStatus `json:"workflow,omitzero"`
 
@@ -145,6 +146,11 @@ type ApplicationStatus struct {
 // WorkflowStatus has the JSON shape of appsv1.DeploymentStatus (the seed's
 // `workflow`). It is spelled out because the upstream type marks its
 // conditions a map keyed by an optional field, which a CRD schema rejects.
+// It leaves out the Deployment's terminatingReplicas: the old Pods of a
+// rollout end after the rollout is done (a grace period later, up to 30 s
+// on a kubelet by default), so mirroring their count would add a status
+// write after Ready, one per rollout, that no condition or tool reads. The
+// Deployment shows them (kubectl get deployment -o yaml).
 type WorkflowStatus struct {
 	// observedGeneration is the Deployment generation the Deployment
 	// controller last observed.
@@ -165,9 +171,6 @@ type WorkflowStatus struct {
 	// unavailableReplicas is the number of Pods still needed for 100% availability.
 	// +optional
 	UnavailableReplicas int32 `json:"unavailableReplicas,omitempty"`
-	// terminatingReplicas is the number of terminating Pods.
-	// +optional
-	TerminatingReplicas *int32 `json:"terminatingReplicas,omitempty"`
 	// conditions are the Deployment's conditions, as it reports them.
 	// +listType=atomic
 	// +optional
@@ -188,7 +191,6 @@ func NewWorkflowStatus(s *appsv1.DeploymentStatus) WorkflowStatus {
 		ReadyReplicas:       s.ReadyReplicas,
 		AvailableReplicas:   s.AvailableReplicas,
 		UnavailableReplicas: s.UnavailableReplicas,
-		TerminatingReplicas: s.TerminatingReplicas,
 		Conditions:          s.Conditions,
 		CollisionCount:      s.CollisionCount,
 	}

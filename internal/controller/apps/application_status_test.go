@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -225,6 +226,30 @@ func TestComputeStatusKeepsTransitionTimeAndMirrorsChildren(t *testing.T) {
 	g.Expect(st.Selector).To(Equal("app=nginx"))
 	g.Expect(st.ClusterIP).To(Equal("10.0.0.7"))
 	g.Expect(st.Workflow).To(Equal(sunappsv1.WorkflowStatus{}))
+}
+
+// The old Pods of a rollout end after it is done: their count is no part of
+// the status, so their end needs no status write after Ready (at most two
+// per rollout: the new generation seen, then Ready).
+func TestComputeStatusIgnoresTerminatingPods(t *testing.T) {
+	g := NewWithT(t)
+	rolledOut := func(terminating *int32) *observation {
+		return &observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2,
+			Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2, AvailableReplicas: 2, TerminatingReplicas: terminating,
+			Conditions: []appsv1.DeploymentCondition{available, progressed}})}
+	}
+	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	app.Status = computeStatus(app, rolledOut(ptr.To[int32](1)))
+	g.Expect(meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)).To(BeTrue(),
+		"Ready while the old Pod terminates")
+	for name, terminating := range map[string]*int32{"0": ptr.To[int32](0), "unset": nil, "3": ptr.To[int32](3)} {
+		g.Expect(equality.Semantic.DeepEqual(computeStatus(app, rolledOut(terminating)), app.Status)).To(BeTrue(),
+			"terminatingReplicas %s changes nothing", name)
+	}
+	g.Expect(computeStatus(app, &observation{deployment: deployment(appsv1.DeploymentStatus{ObservedGeneration: 2,
+		Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 1, AvailableReplicas: 2,
+		Conditions: []appsv1.DeploymentCondition{available, progressed}})})).NotTo(Equal(app.Status),
+		"another counter is mirrored")
 }
 
 // computeStatus returns a new status and leaves the Application as it was.
