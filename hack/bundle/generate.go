@@ -450,6 +450,9 @@ func webhookDefinitions(c *classified, deployment string, targetPort int32) ([]v
 		hooks, _, _ := unstructured.NestedSlice(cfg.Object, "webhooks")
 		for _, h := range hooks {
 			hook := h.(map[string]any)
+			if err := dropSkipConditions(hook, typ); err != nil {
+				return nil, err
+			}
 			for _, unsupported := range []string{"namespaceSelector", "matchConditions"} {
 				if _, ok := hook[unsupported]; ok {
 					// OLM sets the namespaceSelector from the OperatorGroup and
@@ -609,4 +612,29 @@ func setAnnotation(meta interface {
 	}
 	a[key] = value
 	meta.SetAnnotations(a)
+}
+
+// skipCondition names the matchConditions that only spare the API server a
+// call which would change nothing: a mutating webhook skipped when it has
+// nothing to default. Without them the webhook is called every time, with
+// the same result, so a CSV, which has no field for matchConditions, may
+// leave them out. Any other matchCondition changes what is admitted and is
+// refused.
+const skipCondition = "defaults-to-set"
+
+// dropSkipConditions removes the matchConditions of hook, a webhook of type
+// typ, when it is mutating and every one is a skipCondition; it leaves any
+// other for the caller to refuse.
+func dropSkipConditions(hook map[string]any, typ v1alpha1.WebhookAdmissionType) error {
+	conds, found, err := unstructured.NestedSlice(hook, "matchConditions")
+	if err != nil || !found || typ != v1alpha1.MutatingAdmissionWebhook {
+		return err
+	}
+	for _, c := range conds {
+		if name, _, _ := unstructured.NestedString(c.(map[string]any), "name"); name != skipCondition {
+			return nil
+		}
+	}
+	delete(hook, "matchConditions")
+	return nil
 }

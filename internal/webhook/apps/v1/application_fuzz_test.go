@@ -112,7 +112,8 @@ func (in appInput) build() (app, old *sunappsv1.Application) {
 // FuzzApplication checks the Application defaulter and validator against
 // arbitrary specs: no panic, validation deterministic and read-only, an
 // unchanged spec always passes an update, defaulting idempotent and doing
-// what it promises, and the webhook's verdict on the defaulted Application
+// what it promises, skipped (matchConditions) only when it would change
+// nothing, and the webhook's verdict on the defaulted Application
 // the API server's (checkApplicationAgainstAPIServer). Plain `go test`
 // runs the seeds; `make fuzz` explores.
 func FuzzApplication(f *testing.F) {
@@ -158,8 +159,10 @@ func FuzzApplication(f *testing.F) {
 		checkApplicationValidation(t, app, old)
 		checkApplicationAgainstAPIServer(t, app)
 		checkApplicationDefaulting(t, app, nil)
+		checkDefaultsCondition(t, app, nil)
 		if old != nil {
 			checkApplicationDefaulting(t, app, old)
+			checkDefaultsCondition(t, app, old)
 		}
 	})
 }

@@ -50,7 +50,15 @@ func SetupApplicationWebhookWithManager(mgr ctrl.Manager, reviewer *access.Revie
 	return nil
 }
 
-// +kubebuilder:webhook:path=/mutate-apps-sunstrider-cn-v1-application,mutating=true,failurePolicy=fail,sideEffects=None,groups=apps.sunstrider.cn,resources=applications,verbs=create;update,versions=v1,name=mapplication-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
+// The mutating webhook is called only when defaultApplication has something
+// to set (matchConditions, evaluated by the API server): an Application that
+// spells out its selector, the template labels the selector names and every
+// port's targetPort (replicas and protocol come from the CRD's defaults)
+// costs one webhook call instead of two. The condition is true whenever
+// defaultApplication would change the object; FuzzApplication checks it.
+// OLM cannot express matchConditions, so the bundle's webhook is called
+// every time, with the same result (hack/bundle).
+// +kubebuilder:webhook:path=/mutate-apps-sunstrider-cn-v1-application,mutating=true,failurePolicy=fail,sideEffects=None,groups=apps.sunstrider.cn,resources=applications,verbs=create;update,versions=v1,name=mapplication-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"defaults-to-set","expression":"!has(object.spec) || !has(object.spec.deployment) || !has(object.spec.deployment.replicas) || !has(object.spec.deployment.selector) || ((!has(object.spec.deployment.selector.matchLabels) || size(object.spec.deployment.selector.matchLabels) == 0) && (!has(object.spec.deployment.selector.matchExpressions) || size(object.spec.deployment.selector.matchExpressions) == 0)) || (has(object.spec.deployment.selector.matchLabels) && object.spec.deployment.selector.matchLabels.exists(k, !has(object.spec.deployment.template) || !has(object.spec.deployment.template.metadata) || !has(object.spec.deployment.template.metadata.labels) || !(k in object.spec.deployment.template.metadata.labels))) || (has(object.spec.service) && has(object.spec.service.ports) && object.spec.service.ports.exists(p, !has(p.protocol) || !has(p.targetPort) || (type(p.targetPort) == int && p.targetPort == 0)))"}]}`
 
 // ApplicationDefaulter fills in the defaults of an Application: see
 // defaultApplication.

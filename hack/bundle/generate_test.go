@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/operator-framework/api/pkg/operators/v1alpha1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestWebhookDefinitionsMatchConditions: a CSV has no field for
+// matchConditions; only a mutating webhook's skipCondition, which spares
+// calls that change nothing, may be left out of it.
+func TestWebhookDefinitionsMatchConditions(t *testing.T) {
+	hook := func(conditions ...string) map[string]any {
+		h := map[string]any{
+			"name":                    "mapplication-v1.sunstrider.cn",
+			"clientConfig":            map[string]any{"service": map[string]any{"path": "/mutate"}},
+			"sideEffects":             "None",
+			"admissionReviewVersions": []any{"v1"},
+		}
+		if len(conditions) > 0 {
+			var conds []any
+			for _, name := range conditions {
+				conds = append(conds, map[string]any{"name": name, "expression": "true"})
+			}
+			h["matchConditions"] = conds
+		}
+		return h
+	}
+	for _, tc := range []struct {
+		name    string
+		kind    string
+		hook    map[string]any
+		wantErr string
+	}{
+		{name: "mutating, no condition", kind: "MutatingWebhookConfiguration", hook: hook()},
+		{name: "mutating, the skip condition", kind: "MutatingWebhookConfiguration", hook: hook(skipCondition)},
+		{name: "mutating, another condition too", kind: "MutatingWebhookConfiguration",
+			hook: hook(skipCondition, "only-some-users"), wantErr: "has matchConditions"},
+		{name: "validating, the skip condition's name", kind: "ValidatingWebhookConfiguration",
+			hook: hook(skipCondition), wantErr: "has matchConditions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := &classified{}
+			cfg.webhooks = append(cfg.webhooks, webhookConfiguration(tc.kind, tc.hook))
+			defs, err := webhookDefinitions(cfg, "manager", 9443)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(defs) != 1 || defs[0].Type != v1alpha1.MutatingAdmissionWebhook || *defs[0].WebhookPath != "/mutate" {
+				t.Fatalf("definitions = %+v, want the one mutating webhook at /mutate", defs)
+			}
+		})
+	}
+}
+
+// webhookConfiguration is a webhook configuration of kind with one webhook.
+func webhookConfiguration(kind string, hook map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "admissionregistration.k8s.io/v1",
+		"kind":       kind,
+		"webhooks":   []any{hook},
+	}}
+}

@@ -1,0 +1,144 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package webhooktest
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/yaml"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	appscontroller "sunstrider.cn/operator/internal/controller/apps"
+	"sunstrider.cn/operator/internal/testutil"
+)
+
+const (
+	mutateApplicationPath   = "/mutate-apps-sunstrider-cn-v1-application"
+	validateApplicationPath = "/validate-apps-sunstrider-cn-v1-application"
+)
+
+// webhookCalls is how many requests the manager's webhook server answered
+// on path (controller_runtime_webhook_requests_total, every code).
+func webhookCalls(g Gomega, path string) float64 {
+	families, err := ctrlmetrics.Registry.Gather()
+	g.Expect(err).NotTo(HaveOccurred())
+	var n float64
+	for _, f := range families {
+		if f.GetName() != "controller_runtime_webhook_requests_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "webhook" && l.GetValue() == path {
+					n += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return n
+}
+
+// TestSpelledOutApplicationSkipsTheMutatingWebhook: the seed's sample
+// spells out everything the mutating webhook defaults (the protocols come
+// from the CRD schema), so the API server does not call that webhook
+// (matchConditions) and stores the sample as written; the validating
+// webhook, the access check among its work, is still called.
+func TestSpelledOutApplicationSkipsTheMutatingWebhook(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	data, err := os.ReadFile("../../../config/samples/apps_v1_application.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	app := &sunappsv1.Application{}
+	g.Expect(yaml.UnmarshalStrict(data, app)).To(Succeed())
+	app.Namespace = ns
+	want := app.Spec.DeepCopy()
+	// The CRD schema's defaults, set before admission.
+	want.Service.Ports[0].Protocol = corev1.ProtocolTCP
+	want.Deployment.Template.Spec.Containers[0].Ports[0].Protocol = corev1.ProtocolTCP
+
+	mutated, validated := webhookCalls(g, mutateApplicationPath), webhookCalls(g, validateApplicationPath)
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+	g.Expect(webhookCalls(g, validateApplicationPath)).To(Equal(validated+1), "the validating webhook is called")
+	g.Expect(webhookCalls(g, mutateApplicationPath)).To(Equal(mutated), "the mutating webhook is not")
+
+	got := &sunappsv1.Application{}
+	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(app), got)).To(Succeed())
+	g.Expect(got.Spec).To(Equal(*want), "stored as written, with the CRD's protocol defaults: %s", cmp.Diff(*want, got.Spec))
+}
+
+// TestApplicationMissingADefaultCallsTheMutatingWebhook: each default the
+// webhook sets, when left out, makes the API server call it, and the stored
+// Application carries the default.
+func TestApplicationMissingADefaultCallsTheMutatingWebhook(t *testing.T) {
+	full := func(ns, name string) *sunappsv1.Application {
+		app := minimalApplication(ns, name)
+		d := &app.Spec.Deployment
+		d.Replicas = ptr.To[int32](2)
+		d.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
+		d.Template.Labels = map[string]string{"app": name}
+		app.Spec.Service.Ports = []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}
+		return app
+	}
+	for _, tc := range []struct {
+		name  string
+		edit  func(*sunappsv1.Application)
+		check func(Gomega, *sunappsv1.Application)
+	}{{
+		name: "no selector",
+		edit: func(a *sunappsv1.Application) { a.Spec.Deployment.Selector = nil },
+		check: func(g Gomega, a *sunappsv1.Application) {
+			g.Expect(a.Spec.Deployment.Selector.MatchLabels).To(HaveKeyWithValue(appscontroller.ApplicationLabel, a.Name))
+		},
+	}, {
+		name: "a selector label missing from the template",
+		edit: func(a *sunappsv1.Application) { a.Spec.Deployment.Template.Labels = map[string]string{"tier": "web"} },
+		check: func(g Gomega, a *sunappsv1.Application) {
+			g.Expect(a.Spec.Deployment.Template.Labels).To(Equal(map[string]string{"tier": "web", "app": a.Name}))
+		},
+	}, {
+		name: "no targetPort",
+		edit: func(a *sunappsv1.Application) { a.Spec.Service.Ports[0].TargetPort = intstr.IntOrString{} },
+		check: func(g Gomega, a *sunappsv1.Application) {
+			g.Expect(a.Spec.Service.Ports[0].TargetPort).To(Equal(intstr.FromInt32(80)))
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ctx := context.Background()
+			ns := testutil.Namespace(t, k8sClient)
+			app := full(ns, "web")
+			tc.edit(app)
+			mutated := webhookCalls(g, mutateApplicationPath)
+			g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+			g.Expect(webhookCalls(g, mutateApplicationPath)).To(Equal(mutated+1), "the mutating webhook is called")
+			got := &sunappsv1.Application{}
+			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(app), got)).To(Succeed())
+			tc.check(g, got)
+		})
+	}
+}
