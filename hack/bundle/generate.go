@@ -450,7 +450,7 @@ func webhookDefinitions(c *classified, deployment string, targetPort int32) ([]v
 		hooks, _, _ := unstructured.NestedSlice(cfg.Object, "webhooks")
 		for _, h := range hooks {
 			hook := h.(map[string]any)
-			if err := dropSkipConditions(hook, typ); err != nil {
+			if err := dropSkipConditions(hook); err != nil {
 				return nil, err
 			}
 			for _, unsupported := range []string{"namespaceSelector", "matchConditions"} {
@@ -614,24 +614,24 @@ func setAnnotation(meta interface {
 	meta.SetAnnotations(a)
 }
 
-// skipCondition names the matchConditions that only spare the API server a
-// call which would change nothing: a mutating webhook skipped when it has
-// nothing to default. Without them the webhook is called every time, with
-// the same result, so a CSV, which has no field for matchConditions, may
-// leave them out. Any other matchCondition changes what is admitted and is
-// refused.
-const skipCondition = "defaults-to-set"
+// skipConditions name the matchConditions that only spare the API server a
+// call whose answer is known: the Application mutating webhook's when it
+// has nothing to default, its validating webhook's on an update that leaves
+// the spec as it is (which it always allows). Without them the webhook is
+// called every time, with the same result, so a CSV, which has no field for
+// matchConditions, may leave them out. Any other matchCondition changes
+// what is admitted and is refused.
+var skipConditions = []string{"defaults-to-set", "spec-changed"}
 
-// dropSkipConditions removes the matchConditions of hook, a webhook of type
-// typ, when it is mutating and every one is a skipCondition; it leaves any
-// other for the caller to refuse.
-func dropSkipConditions(hook map[string]any, typ v1alpha1.WebhookAdmissionType) error {
+// dropSkipConditions removes the matchConditions of hook when every one is
+// a skipCondition; it leaves any other for the caller to refuse.
+func dropSkipConditions(hook map[string]any) error {
 	conds, found, err := unstructured.NestedSlice(hook, "matchConditions")
-	if err != nil || !found || typ != v1alpha1.MutatingAdmissionWebhook {
+	if err != nil || !found {
 		return err
 	}
 	for _, c := range conds {
-		if name, _, _ := unstructured.NestedString(c.(map[string]any), "name"); name != skipCondition {
+		if name, _, _ := unstructured.NestedString(c.(map[string]any), "name"); !slices.Contains(skipConditions, name) {
 			return nil
 		}
 	}

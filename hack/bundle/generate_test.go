@@ -9,8 +9,8 @@ import (
 )
 
 // TestWebhookDefinitionsMatchConditions: a CSV has no field for
-// matchConditions; only a mutating webhook's skipCondition, which spares
-// calls that change nothing, may be left out of it.
+// matchConditions; only skipConditions, which spare calls whose answer is
+// known, may be left out of it.
 func TestWebhookDefinitionsMatchConditions(t *testing.T) {
 	hook := func(conditions ...string) map[string]any {
 		h := map[string]any{
@@ -35,11 +35,13 @@ func TestWebhookDefinitionsMatchConditions(t *testing.T) {
 		wantErr string
 	}{
 		{name: "mutating, no condition", kind: "MutatingWebhookConfiguration", hook: hook()},
-		{name: "mutating, the skip condition", kind: "MutatingWebhookConfiguration", hook: hook(skipCondition)},
-		{name: "mutating, another condition too", kind: "MutatingWebhookConfiguration",
-			hook: hook(skipCondition, "only-some-users"), wantErr: "has matchConditions"},
-		{name: "validating, the skip condition's name", kind: "ValidatingWebhookConfiguration",
-			hook: hook(skipCondition), wantErr: "has matchConditions"},
+		{name: "mutating, defaults-to-set", kind: "MutatingWebhookConfiguration", hook: hook("defaults-to-set")},
+		{name: "validating, spec-changed", kind: "ValidatingWebhookConfiguration", hook: hook("spec-changed")},
+		{name: "both skip conditions", kind: "MutatingWebhookConfiguration", hook: hook("defaults-to-set", "spec-changed")},
+		{name: "another condition too", kind: "MutatingWebhookConfiguration",
+			hook: hook("defaults-to-set", "only-some-users"), wantErr: "has matchConditions"},
+		{name: "another condition alone", kind: "ValidatingWebhookConfiguration",
+			hook: hook("only-some-users"), wantErr: "has matchConditions"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := &classified{}
@@ -54,8 +56,12 @@ func TestWebhookDefinitionsMatchConditions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(defs) != 1 || defs[0].Type != v1alpha1.MutatingAdmissionWebhook || *defs[0].WebhookPath != "/mutate" {
-				t.Fatalf("definitions = %+v, want the one mutating webhook at /mutate", defs)
+			want := v1alpha1.MutatingAdmissionWebhook
+			if tc.kind == "ValidatingWebhookConfiguration" {
+				want = v1alpha1.ValidatingAdmissionWebhook
+			}
+			if len(defs) != 1 || defs[0].Type != want || *defs[0].WebhookPath != "/mutate" {
+				t.Fatalf("definitions = %+v, want the one %s webhook at /mutate", defs, want)
 			}
 		})
 	}

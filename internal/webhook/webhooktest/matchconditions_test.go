@@ -142,3 +142,34 @@ func TestApplicationMissingADefaultCallsTheMutatingWebhook(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateLeavingTheSpecCallsNoWebhook: a label written on a spelled-out
+// Application (as kubectl label, Argo CD or Flux do) reaches neither
+// webhook; the spec change after it reaches the validating one, which shows
+// the webhooks were there to be called.
+func TestUpdateLeavingTheSpecCallsNoWebhook(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	app := minimalApplication(ns, "web")
+	app.Spec.Deployment.Replicas = ptr.To[int32](1)
+	app.Spec.Deployment.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	app.Spec.Deployment.Template.Labels = map[string]string{"app": "web"}
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
+
+	mutated, validated := webhookCalls(g, mutateApplicationPath), webhookCalls(g, validateApplicationPath)
+	labelled := app.DeepCopy()
+	labelled.Labels = map[string]string{"team": "a"}
+	labelled.Finalizers = []string{"example.com/keep"}
+	g.Expect(k8sClient.Patch(ctx, labelled, client.MergeFrom(app))).To(Succeed())
+	g.Expect(labelled.Labels).To(HaveKeyWithValue("team", "a"))
+	g.Expect(webhookCalls(g, mutateApplicationPath)).To(Equal(mutated), "the mutating webhook is not called")
+	g.Expect(webhookCalls(g, validateApplicationPath)).To(Equal(validated), "nor the validating one")
+
+	scaled := labelled.DeepCopy()
+	scaled.Spec.Deployment.Replicas = ptr.To[int32](2)
+	scaled.Finalizers = nil
+	g.Expect(k8sClient.Patch(ctx, scaled, client.MergeFrom(labelled))).To(Succeed())
+	g.Expect(webhookCalls(g, validateApplicationPath)).To(Equal(validated+1), "a spec change is validated")
+	g.Expect(webhookCalls(g, mutateApplicationPath)).To(Equal(mutated), "with nothing to default")
+}

@@ -18,7 +18,11 @@ package v1
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"sync"
 	"testing"
@@ -36,47 +40,61 @@ import (
 // is given.
 const webhookManifests = "../../../../config/webhook/manifests.yaml"
 
-// defaultsCondition compiles, once, the mutating Application webhook's
-// matchCondition from the generated configuration, in a CEL environment
-// with the variables admission gives it.
-var defaultsCondition = sync.OnceValues(func() (cel.Program, error) {
+const (
+	mutatingWebhook   = "mapplication-v1.sunstrider.cn"
+	validatingWebhook = "vapplication-v1.sunstrider.cn"
+)
+
+// matchConditions compiles, once, the matchConditions of every webhook in
+// the generated configurations, by webhook name, in a CEL environment with
+// the variables admission gives them.
+var matchConditions = sync.OnceValues(func() (map[string][]cel.Program, error) {
 	data, err := os.ReadFile(webhookManifests)
 	if err != nil {
 		return nil, err
-	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var expr string
-	for {
-		var cfg admissionregistrationv1.MutatingWebhookConfiguration
-		if err := dec.Decode(&cfg); err != nil {
-			break
-		}
-		for _, w := range cfg.Webhooks {
-			if w.Name == "mapplication-v1.sunstrider.cn" && len(w.MatchConditions) == 1 {
-				expr = w.MatchConditions[0].Expression
-			}
-		}
 	}
 	env, err := cel.NewEnv(cel.Variable("object", cel.DynType), cel.Variable("oldObject", cel.DynType),
 		cel.Variable("request", cel.DynType))
 	if err != nil {
 		return nil, err
 	}
-	ast, iss := env.Compile(expr)
-	if iss.Err() != nil {
-		return nil, iss.Err()
+	programs := map[string][]cel.Program{}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		var cfg struct {
+			Webhooks []struct {
+				Name            string                                   `json:"name"`
+				MatchConditions []admissionregistrationv1.MatchCondition `json:"matchConditions"`
+			} `json:"webhooks"`
+		}
+		if err := dec.Decode(&cfg); err != nil {
+			if errors.Is(err, io.EOF) {
+				return programs, nil
+			}
+			return nil, err
+		}
+		for _, w := range cfg.Webhooks {
+			for _, c := range w.MatchConditions {
+				ast, iss := env.Compile(c.Expression)
+				if iss.Err() != nil {
+					return nil, fmt.Errorf("%s: %s: %w", w.Name, c.Name, iss.Err())
+				}
+				prg, err := env.Program(ast)
+				if err != nil {
+					return nil, err
+				}
+				programs[w.Name] = append(programs[w.Name], prg)
+			}
+		}
 	}
-	return env.Program(ast)
 })
 
-// callsDefaulter evaluates the matchCondition on app as the API server
-// holds it (unstructured JSON, integers as int64): whether the webhook is
-// called.
-func callsDefaulter(t *testing.T, app *sunappsv1.Application) bool {
+// asAdmitted is app as admission holds it: unstructured JSON, integers as
+// int64; nil stays nil.
+func asAdmitted(t *testing.T, app *sunappsv1.Application) any {
 	t.Helper()
-	prg, err := defaultsCondition()
-	if err != nil {
-		t.Fatalf("the matchCondition of %s: %v", webhookManifests, err)
+	if app == nil {
+		return nil
 	}
 	data, err := json.Marshal(app)
 	if err != nil {
@@ -86,23 +104,53 @@ func callsDefaulter(t *testing.T, app *sunappsv1.Application) bool {
 	if err := utiljson.Unmarshal(data, &object); err != nil {
 		t.Fatal(err)
 	}
-	out, _, err := prg.Eval(map[string]any{"object": object, "oldObject": nil, "request": map[string]any{}})
+	return object
+}
+
+// callsWebhook evaluates the matchConditions of webhook as the API server
+// does for operation on app (old the stored Application on update): the
+// webhook is called when every one is true.
+func callsWebhook(t *testing.T, webhook, operation string, app, old *sunappsv1.Application) bool {
+	t.Helper()
+	programs, err := matchConditions()
 	if err != nil {
-		// The API server would refuse the request (failurePolicy Fail).
-		t.Fatalf("the matchCondition fails on %s: %v", data, err)
+		t.Fatalf("the matchConditions of %s: %v", webhookManifests, err)
 	}
-	call, ok := out.Value().(bool)
-	if !ok {
-		t.Fatalf("the matchCondition gives %v, not a bool", out)
+	if len(programs[webhook]) == 0 {
+		t.Fatalf("%s has no matchConditions in %s", webhook, webhookManifests)
 	}
-	return call
+	vars := map[string]any{"object": asAdmitted(t, app), "oldObject": asAdmitted(t, old),
+		"request": map[string]any{"operation": operation}}
+	for _, prg := range programs[webhook] {
+		out, _, err := prg.Eval(vars)
+		if err != nil {
+			// The API server would refuse the request (failurePolicy Fail).
+			t.Fatalf("a matchCondition of %s fails on %+v: %v", webhook, app, err)
+		}
+		if call, ok := out.Value().(bool); !ok {
+			t.Fatalf("a matchCondition of %s gives %v, not a bool", webhook, out)
+		} else if !call {
+			return false
+		}
+	}
+	return true
+}
+
+// callsDefaulter tells whether the API server calls the mutating webhook
+// for app (on create when old is nil, on update otherwise).
+func callsDefaulter(t *testing.T, app, old *sunappsv1.Application) bool {
+	t.Helper()
+	if old == nil {
+		return callsWebhook(t, mutatingWebhook, "CREATE", app, nil)
+	}
+	return callsWebhook(t, mutatingWebhook, "UPDATE", app, old)
 }
 
 // checkDefaultsCondition: when the matchCondition spares the webhook,
 // defaulting would not have changed app.
 func checkDefaultsCondition(t *testing.T, app, old *sunappsv1.Application) {
 	t.Helper()
-	if callsDefaulter(t, app) {
+	if callsDefaulter(t, app, old) {
 		return
 	}
 	defaulted := app.DeepCopy()
@@ -144,10 +192,66 @@ func TestDefaultsConditionSkipsOnlyWhatIsSet(t *testing.T) {
 			in := full()
 			tc.edit(&in)
 			app, _ := in.build()
-			if got := callsDefaulter(t, app); got != tc.call {
+			if got := callsDefaulter(t, app, nil); got != tc.call {
 				t.Fatalf("webhook called = %v, want %v", got, tc.call)
 			}
 			checkDefaultsCondition(t, app, nil)
+		})
+	}
+}
+
+// TestSpecChangedConditionSkipsOnlyUnchangedSpecs: the validating webhook
+// is called on every create and on every update whose spec differs in the
+// stored JSON; the updates it is spared are those ValidateUpdate passes
+// without a look (the spec semantically equal, no access review).
+func TestSpecChangedConditionSkipsOnlyUnchangedSpecs(t *testing.T) {
+	stored, _ := appInput{name: "web", selKey: "app", selVal: "web", tmplKey: "app", tmplVal: "web", replicas: 1,
+		c1Name: "web", c1Image: "nginx", p1Name: "http", p1Port: 80, p1Target: "8080", p1Proto: "TCP"}.build()
+	for _, tc := range []struct {
+		name      string
+		operation string
+		edit      func(*sunappsv1.Application)
+		call      bool
+	}{
+		{name: "create", operation: "CREATE", edit: func(*sunappsv1.Application) {}, call: true},
+		{name: "labels only", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
+			a.Labels = map[string]string{"team": "a"}
+		}},
+		{name: "annotations and finalizers", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
+			a.Annotations = map[string]string{"argocd.argoproj.io/tracking-id": "x"}
+			a.Finalizers = []string{"example.com/keep"}
+		}},
+		{name: "replicas", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
+			a.Spec.Deployment.Replicas = new(int32(3))
+		}, call: true},
+		{name: "the image", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
+			a.Spec.Deployment.Template.Spec.Containers[0].Image = "nginx:2"
+		}, call: true},
+		{name: "a Service port", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
+			a.Spec.Service.Ports[0].Port = 81
+		}, call: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := stored.DeepCopy()
+			tc.edit(app)
+			var old *sunappsv1.Application
+			if tc.operation == "UPDATE" {
+				old = stored
+			}
+			if got := callsWebhook(t, validatingWebhook, tc.operation, app, old); got != tc.call {
+				t.Fatalf("webhook called = %v, want %v", got, tc.call)
+			}
+			if tc.call {
+				return
+			}
+			// What ValidateUpdate checks before anything else: skipped
+			// updates are those it passes as they are.
+			if !equality.Semantic.DeepEqual(old.Spec, app.Spec) {
+				t.Fatal("the webhook is skipped for a spec ValidateUpdate would look at")
+			}
+			if warnings, err := (&ApplicationValidator{}).ValidateUpdate(context.Background(), old, app); err != nil || warnings != nil {
+				t.Fatalf("ValidateUpdate = %v, %v; want it to pass", warnings, err)
+			}
 		})
 	}
 }

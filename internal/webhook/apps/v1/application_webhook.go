@@ -84,7 +84,13 @@ func (d *ApplicationDefaulter) Default(ctx context.Context, app *sunappsv1.Appli
 	return nil
 }
 
-// +kubebuilder:webhook:path=/validate-apps-sunstrider-cn-v1-application,mutating=false,failurePolicy=fail,sideEffects=None,groups=apps.sunstrider.cn,resources=applications,verbs=create;update,versions=v1,name=vapplication-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
+// The validating webhook is not called for an update that leaves the spec
+// as it is (matchConditions): ValidateUpdate passes those without a look,
+// so a label, annotation or finalizer written by another tool costs no call
+// and goes through while no replica answers. The condition compares the
+// stored JSON: any difference, even one the typed comparison would ignore,
+// calls the webhook.
+// +kubebuilder:webhook:path=/validate-apps-sunstrider-cn-v1-application,mutating=false,failurePolicy=fail,sideEffects=None,groups=apps.sunstrider.cn,resources=applications,verbs=create;update,versions=v1,name=vapplication-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"spec-changed","expression":"request.operation != 'UPDATE' || !has(object.spec) || !has(oldObject.spec) || object.spec != oldObject.spec"}]}`
 
 // ApplicationValidator rejects invalid Applications (see
 // validateApplication and validateApplicationUpdate), then those whose
