@@ -20,7 +20,7 @@ func TestWebhookDefinitionsMatchConditions(t *testing.T) {
 			"admissionReviewVersions": []any{"v1"},
 		}
 		if len(conditions) > 0 {
-			var conds []any
+			conds := make([]any, 0, len(conditions))
 			for _, name := range conditions {
 				conds = append(conds, map[string]any{"name": name, "expression": "true"})
 			}
