@@ -187,14 +187,35 @@ func (s *reconcileSink) WithName(name string) logr.LogSink {
 // of controller in this process (every manager started here adds to it),
 // summed over the results that are no error.
 func ReconcileTotal(controller string) (float64, error) {
+	total, found, err := counterSum("controller_runtime_reconcile_total", func(labels map[string]string) bool {
+		return labels["controller"] == controller && labels["result"] != "error"
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("no controller_runtime_reconcile_total for controller %q", controller)
+	}
+	return total, err
+}
+
+// WebhookRequestTotal returns controller-runtime's
+// controller_runtime_webhook_requests_total for the webhook served at path
+// in this process, summed over the response codes; 0 before its first
+// request (the series exists only from then on).
+func WebhookRequestTotal(path string) (float64, error) {
+	total, _, err := counterSum("controller_runtime_webhook_requests_total", func(labels map[string]string) bool {
+		return labels["webhook"] == path
+	})
+	return total, err
+}
+
+// counterSum sums the series of the counter name in controller-runtime's
+// registry whose labels match, and tells whether there was any.
+func counterSum(name string, match func(labels map[string]string) bool) (total float64, found bool, err error) {
 	families, err := ctrlmetrics.Registry.Gather()
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	var total float64
-	found := false
 	for _, f := range families {
-		if f.GetName() != "controller_runtime_reconcile_total" {
+		if f.GetName() != name {
 			continue
 		}
 		for _, m := range f.GetMetric() {
@@ -202,16 +223,13 @@ func ReconcileTotal(controller string) (float64, error) {
 			for _, l := range m.GetLabel() {
 				labels[l.GetName()] = l.GetValue()
 			}
-			if labels["controller"] == controller && labels["result"] != "error" {
+			if match(labels) {
 				total += m.GetCounter().GetValue()
 				found = true
 			}
 		}
 	}
-	if !found {
-		return 0, fmt.Errorf("no controller_runtime_reconcile_total for controller %q", controller)
-	}
-	return total, nil
+	return total, found, nil
 }
 
 // Nudge changes an annotation of obj that no controller reads: an event

@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/yaml"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
@@ -42,24 +41,23 @@ const (
 )
 
 // webhookCalls is how many requests the manager's webhook server answered
-// on path (controller_runtime_webhook_requests_total, every code).
+// on path.
 func webhookCalls(g Gomega, path string) float64 {
-	families, err := ctrlmetrics.Registry.Gather()
+	n, err := testutil.WebhookRequestTotal(path)
 	g.Expect(err).NotTo(HaveOccurred())
-	var n float64
-	for _, f := range families {
-		if f.GetName() != "controller_runtime_webhook_requests_total" {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "webhook" && l.GetValue() == path {
-					n += m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
 	return n
+}
+
+// spelledOutApplication is an Application that leaves out nothing the
+// mutating webhook defaults.
+func spelledOutApplication(ns, name string) *sunappsv1.Application {
+	app := minimalApplication(ns, name)
+	d := &app.Spec.Deployment
+	d.Replicas = ptr.To[int32](1)
+	d.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
+	d.Template.Labels = map[string]string{"app": name}
+	app.Spec.Service.Ports = []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}
+	return app
 }
 
 // TestSpelledOutApplicationSkipsTheMutatingWebhook: the seed's sample
@@ -95,15 +93,6 @@ func TestSpelledOutApplicationSkipsTheMutatingWebhook(t *testing.T) {
 // webhook sets, when left out, makes the API server call it, and the stored
 // Application carries the default.
 func TestApplicationMissingADefaultCallsTheMutatingWebhook(t *testing.T) {
-	full := func(ns, name string) *sunappsv1.Application {
-		app := minimalApplication(ns, name)
-		d := &app.Spec.Deployment
-		d.Replicas = ptr.To[int32](2)
-		d.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
-		d.Template.Labels = map[string]string{"app": name}
-		app.Spec.Service.Ports = []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}}
-		return app
-	}
 	for _, tc := range []struct {
 		name  string
 		edit  func(*sunappsv1.Application)
@@ -131,7 +120,7 @@ func TestApplicationMissingADefaultCallsTheMutatingWebhook(t *testing.T) {
 			g := NewWithT(t)
 			ctx := context.Background()
 			ns := testutil.Namespace(t, k8sClient)
-			app := full(ns, "web")
+			app := spelledOutApplication(ns, "web")
 			tc.edit(app)
 			mutated := webhookCalls(g, mutateApplicationPath)
 			g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
@@ -151,10 +140,7 @@ func TestUpdateLeavingTheSpecCallsNoWebhook(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
-	app := minimalApplication(ns, "web")
-	app.Spec.Deployment.Replicas = ptr.To[int32](1)
-	app.Spec.Deployment.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
-	app.Spec.Deployment.Template.Labels = map[string]string{"app": "web"}
+	app := spelledOutApplication(ns, "web")
 	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
 
 	mutated, validated := webhookCalls(g, mutateApplicationPath), webhookCalls(g, validateApplicationPath)

@@ -140,10 +140,18 @@ func callsWebhook(t *testing.T, webhook, operation string, app, old *sunappsv1.A
 // for app (on create when old is nil, on update otherwise).
 func callsDefaulter(t *testing.T, app, old *sunappsv1.Application) bool {
 	t.Helper()
-	if old == nil {
-		return callsWebhook(t, mutatingWebhook, "CREATE", app, nil)
+	operation := "CREATE"
+	if old != nil {
+		operation = "UPDATE"
 	}
-	return callsWebhook(t, mutatingWebhook, "UPDATE", app, old)
+	return callsWebhook(t, mutatingWebhook, operation, app, old)
+}
+
+// spelledOut is an Application input that leaves out nothing the mutating
+// webhook defaults.
+func spelledOut() appInput {
+	return appInput{name: "web", selKey: "app", selVal: "web", tmplKey: "app", tmplVal: "web", replicas: 1,
+		c1Name: "web", c1Image: "nginx", p1Name: "http", p1Port: 80, p1Target: "8080", p1Proto: "TCP"}
 }
 
 // checkDefaultsCondition: when the matchCondition spares the webhook,
@@ -165,10 +173,6 @@ func checkDefaultsCondition(t *testing.T, app, old *sunappsv1.Application) {
 // for a fully spelled-out Application, the seed's sample among them, and
 // called when any one default is missing.
 func TestDefaultsConditionSkipsOnlyWhatIsSet(t *testing.T) {
-	full := func() appInput {
-		return appInput{name: "web", selKey: "app", selVal: "web", tmplKey: "app", tmplVal: "web", replicas: 1,
-			c1Name: "web", c1Image: "nginx", p1Name: "http", p1Port: 80, p1Target: "8080", p1Proto: "TCP"}
-	}
 	for _, tc := range []struct {
 		name string
 		edit func(*appInput)
@@ -189,7 +193,7 @@ func TestDefaultsConditionSkipsOnlyWhatIsSet(t *testing.T) {
 			call: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := full()
+			in := spelledOut()
 			tc.edit(&in)
 			app, _ := in.build()
 			if got := callsDefaulter(t, app, nil); got != tc.call {
@@ -205,8 +209,7 @@ func TestDefaultsConditionSkipsOnlyWhatIsSet(t *testing.T) {
 // stored JSON; the updates it is spared are those ValidateUpdate passes
 // without a look (the spec semantically equal, no access review).
 func TestSpecChangedConditionSkipsOnlyUnchangedSpecs(t *testing.T) {
-	stored, _ := appInput{name: "web", selKey: "app", selVal: "web", tmplKey: "app", tmplVal: "web", replicas: 1,
-		c1Name: "web", c1Image: "nginx", p1Name: "http", p1Port: 80, p1Target: "8080", p1Proto: "TCP"}.build()
+	stored, _ := spelledOut().build()
 	for _, tc := range []struct {
 		name      string
 		operation string
