@@ -138,6 +138,9 @@ type cpuSpan struct {
 	processes map[int]procTime
 	apiserver rest.Interface
 	reading   apiserverReading
+	// queues is what kube-controller-manager's work queues had done
+	// (queues.go).
+	queues queueReading
 	// profile delivers kube-apiserver's CPU profile of the span's start
 	// (profile.go), when one was asked for.
 	profile <-chan []byte
@@ -152,6 +155,9 @@ func startCPUSpan(ctx context.Context, apiserver rest.Interface, profile time.Du
 	}
 	s.apiserver = apiserver
 	if s.reading, err = readAPIServer(ctx, apiserver); err != nil {
+		return s, err
+	}
+	if s.queues, err = readQueues(ctx); err != nil {
 		return s, err
 	}
 	if profile > 0 {
@@ -172,8 +178,9 @@ func startCPU() (cpuSpan, error) {
 }
 
 // end records in r the machine's busy CPU seconds and share, the CPU
-// seconds of each busy process, the requests kube-apiserver served and the
-// admission webhook calls it timed, since s.
+// seconds of each busy process, the requests kube-apiserver served, the
+// admission webhook calls it timed and the work of kube-controller-manager's
+// queues, since s.
 func (s cpuSpan) end(ctx context.Context, r *result) error {
 	m, err := readMachineCPU()
 	if err != nil {
@@ -188,6 +195,11 @@ func (s cpuSpan) end(ctx context.Context, r *result) error {
 	r.requests = requestsSince(s.reading.requests, reading.requests)
 	r.webhooks = webhooksSince(s.reading.webhooks, reading.webhooks)
 	r.watches = watchesSince(s.reading.watches, reading.watches)
+	queues, err := readQueues(ctx)
+	if err != nil {
+		return err
+	}
+	r.queues = queuesSince(s.queues, queues)
 	if s.profile != nil {
 		r.apiserverProfile = <-s.profile
 	}

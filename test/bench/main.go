@@ -498,6 +498,9 @@ func (b *bench) tables(results []result) string {
 	if w := renderWatches(results); w != "" {
 		table += "\n\n" + w
 	}
+	if q := renderQueues(results); q != "" {
+		table += "\n\n" + q
+	}
 	if p := b.renderProfiles(results); p != "" {
 		table += "\n\n" + p
 	}
@@ -555,6 +558,9 @@ type result struct {
 	// watches is what kube-apiserver sent its watchers over the same
 	// span, by resource (watches.go).
 	watches watchReading
+	// queues is what kube-controller-manager's work queues did over the
+	// same span, by queue (queues.go).
+	queues queueReading
 	// apiserverProfile is kube-apiserver's CPU profile over the first
 	// -apiserver-profile of the span (profile.go); nil without one.
 	apiserverProfile []byte
