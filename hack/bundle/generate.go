@@ -617,11 +617,11 @@ func setAnnotation(meta interface {
 // skipConditions name the matchConditions that only spare the API server a
 // call whose answer is known: the Application mutating webhook's when it
 // has nothing to default, its validating webhook's on an update that leaves
-// the spec as it is (which it always allows). Without them the webhook is
+// the spec and the labels as they are (which it always allows). Without them the webhook is
 // called every time, with the same result, so a CSV, which has no field for
 // matchConditions, may leave them out. Any other matchCondition changes
 // what is admitted and is refused.
-var skipConditions = []string{"defaults-to-set", "spec-changed"}
+var skipConditions = []string{"defaults-to-set", "spec-or-labels-changed"}
 
 // dropSkipConditions removes the matchConditions of hook when every one is
 // a skipCondition; it leaves any other for the caller to refuse.

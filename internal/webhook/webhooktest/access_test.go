@@ -192,33 +192,54 @@ func TestDelegatedLetsTheApplicationEditorThrough(t *testing.T) {
 	g.Expect(carol.Create(context.Background(), validApplication(ns, "web"))).To(Succeed())
 }
 
-func TestUpdateIsCheckedOnlyWhenTheSpecChanges(t *testing.T) {
+// TestUpdateIsCheckedWhenItChangesWhatTheOperatorWrites: an Application
+// editor without the children's rights may write an annotation, which makes
+// the operator do nothing new, but neither a label (the operator copies the
+// labels onto the Deployment and the Service) nor the spec; with the
+// children's rights the label goes through.
+func TestUpdateIsCheckedWhenItChangesWhatTheOperatorWrites(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
-	g.Expect(k8sClient.Create(ctx, validApplication(ns, "web"))).To(Succeed())
+	key := client.ObjectKey{Namespace: ns, Name: "web"}
+	g.Expect(k8sClient.Create(ctx, validApplication(ns, key.Name))).To(Succeed())
 	bind(t, "dave", ns, clusterRoleFromFile(t, "apps_application_editor_role.yaml"))
 	dave := clientAs(t, "dave")
-
-	// A label changes nothing the operator makes: allowed.
-	g.Eventually(func() error {
+	update := func(edit func(*sunappsv1.Application)) error {
 		app := &sunappsv1.Application{}
-		if err := dave.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, app); err != nil {
+		if err := dave.Get(ctx, key, app); err != nil {
 			return err
 		}
-		app.Labels = map[string]string{"team": "a"}
+		edit(app)
 		return dave.Update(ctx, app)
-	}).WithTimeout(10 * time.Second).Should(Succeed())
+	}
 
-	app := &sunappsv1.Application{}
-	g.Expect(dave.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, app)).To(Succeed())
-	app.Spec.Deployment.Replicas = new(int32(5))
-	err := dave.Update(ctx, app)
-	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want Forbidden, got %v", err)
-	g.Expect(err.Error()).To(ContainSubstring(`user "dave" may not create deployments.apps in namespace ` + ns))
+	g.Eventually(func() error {
+		return update(func(a *sunappsv1.Application) { a.Annotations = map[string]string{"example.com/note": "x"} })
+	}).WithTimeout(10*time.Second).Should(Succeed(), "an annotation is allowed")
+
+	for _, change := range []struct {
+		name string
+		edit func(*sunappsv1.Application)
+	}{
+		{"a label", func(a *sunappsv1.Application) { a.Labels = map[string]string{"team": "a"} }},
+		{"the spec", func(a *sunappsv1.Application) { a.Spec.Deployment.Replicas = new(int32(5)) }},
+	} {
+		err := update(change.edit)
+		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%s: want Forbidden, got %v", change.name, err)
+		g.Expect(err.Error()).To(ContainSubstring(`user "dave" may not create deployments.apps in namespace `+ns),
+			change.name)
+	}
 	stored := &sunappsv1.Application{}
-	g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, stored)).To(Succeed())
+	g.Expect(k8sClient.Get(ctx, key, stored)).To(Succeed())
+	g.Expect(stored.Annotations).To(HaveKeyWithValue("example.com/note", "x"))
+	g.Expect(stored.Labels).NotTo(HaveKey("team"), "the stored labels are kept")
 	g.Expect(stored.Spec.Deployment.Replicas).NotTo(HaveValue(Equal(int32(5))), "the stored spec is kept")
+
+	bindEdit(t, "dave", ns)
+	g.Eventually(func() error {
+		return update(func(a *sunappsv1.Application) { a.Labels = map[string]string{"team": "a"} })
+	}).WithTimeout(10*time.Second).Should(Succeed(), "the label, with the rights of the children")
 }
 
 func TestGuestbookCreatorNeedsRightsWhereTheWorkloadLands(t *testing.T) {

@@ -132,11 +132,12 @@ func TestApplicationMissingADefaultCallsTheMutatingWebhook(t *testing.T) {
 	}
 }
 
-// TestUpdateLeavingTheSpecCallsNoWebhook: a label written on a spelled-out
-// Application (as kubectl label, Argo CD or Flux do) reaches neither
-// webhook; the spec change after it reaches the validating one, which shows
-// the webhooks were there to be called.
-func TestUpdateLeavingTheSpecCallsNoWebhook(t *testing.T) {
+// TestUpdateLeavingTheSpecAndLabelsCallsNoWebhook: an annotation and a
+// finalizer written on a spelled-out Application (as Argo CD or a
+// finalizer-holding tool do) reach neither webhook; a label, which the
+// operator copies onto the children, reaches the validating one, as does a
+// spec change, which shows the webhooks were there to be called.
+func TestUpdateLeavingTheSpecAndLabelsCallsNoWebhook(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
@@ -144,18 +145,23 @@ func TestUpdateLeavingTheSpecCallsNoWebhook(t *testing.T) {
 	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
 
 	mutated, validated := webhookCalls(g, mutateApplicationPath), webhookCalls(g, validateApplicationPath)
-	labelled := app.DeepCopy()
-	labelled.Labels = map[string]string{"team": "a"}
-	labelled.Finalizers = []string{"example.com/keep"}
-	g.Expect(k8sClient.Patch(ctx, labelled, client.MergeFrom(app))).To(Succeed())
-	g.Expect(labelled.Labels).To(HaveKeyWithValue("team", "a"))
+	annotated := app.DeepCopy()
+	annotated.Annotations = map[string]string{"argocd.argoproj.io/tracking-id": "x"}
+	annotated.Finalizers = []string{"example.com/keep"}
+	g.Expect(k8sClient.Patch(ctx, annotated, client.MergeFrom(app))).To(Succeed())
+	g.Expect(annotated.Finalizers).To(ConsistOf("example.com/keep"))
 	g.Expect(webhookCalls(g, mutateApplicationPath)).To(Equal(mutated), "the mutating webhook is not called")
 	g.Expect(webhookCalls(g, validateApplicationPath)).To(Equal(validated), "nor the validating one")
+
+	labelled := annotated.DeepCopy()
+	labelled.Labels = map[string]string{"team": "a"}
+	g.Expect(k8sClient.Patch(ctx, labelled, client.MergeFrom(annotated))).To(Succeed())
+	g.Expect(webhookCalls(g, validateApplicationPath)).To(Equal(validated+1), "a label is validated")
 
 	scaled := labelled.DeepCopy()
 	scaled.Spec.Deployment.Replicas = ptr.To[int32](2)
 	scaled.Finalizers = nil
 	g.Expect(k8sClient.Patch(ctx, scaled, client.MergeFrom(labelled))).To(Succeed())
-	g.Expect(webhookCalls(g, validateApplicationPath)).To(Equal(validated+1), "a spec change is validated")
+	g.Expect(webhookCalls(g, validateApplicationPath)).To(Equal(validated+2), "a spec change is validated")
 	g.Expect(webhookCalls(g, mutateApplicationPath)).To(Equal(mutated), "with nothing to default")
 }

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sync"
 	"testing"
@@ -204,12 +205,15 @@ func TestDefaultsConditionSkipsOnlyWhatIsSet(t *testing.T) {
 	}
 }
 
-// TestSpecChangedConditionSkipsOnlyUnchangedSpecs: the validating webhook
-// is called on every create and on every update whose spec differs in the
-// stored JSON; the updates it is spared are those ValidateUpdate passes
-// without a look (the spec semantically equal, no access review).
-func TestSpecChangedConditionSkipsOnlyUnchangedSpecs(t *testing.T) {
+// TestSpecOrLabelsChangedConditionSkipsOnlyWhatChangesNothing: the
+// validating webhook is called on every create and on every update whose
+// spec or labels differ in the stored JSON (the operator copies the labels
+// onto the children); the updates it is spared are those ValidateUpdate
+// passes without a look (the spec semantically equal, the labels equal, no
+// access review).
+func TestSpecOrLabelsChangedConditionSkipsOnlyWhatChangesNothing(t *testing.T) {
 	stored, _ := spelledOut().build()
+	stored.Labels = map[string]string{"team": "a"}
 	for _, tc := range []struct {
 		name      string
 		operation string
@@ -217,13 +221,22 @@ func TestSpecChangedConditionSkipsOnlyUnchangedSpecs(t *testing.T) {
 		call      bool
 	}{
 		{name: "create", operation: "CREATE", edit: func(*sunappsv1.Application) {}, call: true},
-		{name: "labels only", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
-			a.Labels = map[string]string{"team": "a"}
-		}},
 		{name: "annotations and finalizers", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
 			a.Annotations = map[string]string{"argocd.argoproj.io/tracking-id": "x"}
 			a.Finalizers = []string{"example.com/keep"}
 		}},
+		{name: "the same labels written again", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
+			a.Labels = map[string]string{"team": "a"}
+		}},
+		{name: "a label added", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
+			a.Labels["tier"] = "web"
+		}, call: true},
+		{name: "a label changed", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
+			a.Labels["team"] = "b"
+		}, call: true},
+		{name: "the labels removed", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
+			a.Labels = nil
+		}, call: true},
 		{name: "replicas", operation: "UPDATE", edit: func(a *sunappsv1.Application) {
 			a.Spec.Deployment.Replicas = new(int32(3))
 		}, call: true},
@@ -249,8 +262,8 @@ func TestSpecChangedConditionSkipsOnlyUnchangedSpecs(t *testing.T) {
 			}
 			// What ValidateUpdate checks before anything else: skipped
 			// updates are those it passes as they are.
-			if !equality.Semantic.DeepEqual(old.Spec, app.Spec) {
-				t.Fatal("the webhook is skipped for a spec ValidateUpdate would look at")
+			if !equality.Semantic.DeepEqual(old.Spec, app.Spec) || !maps.Equal(old.Labels, app.Labels) {
+				t.Fatal("the webhook is skipped for an update ValidateUpdate would look at")
 			}
 			if warnings, err := (&ApplicationValidator{}).ValidateUpdate(context.Background(), old, app); err != nil || warnings != nil {
 				t.Fatalf("ValidateUpdate = %v, %v; want it to pass", warnings, err)

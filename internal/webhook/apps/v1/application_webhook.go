@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -85,12 +86,13 @@ func (d *ApplicationDefaulter) Default(ctx context.Context, app *sunappsv1.Appli
 }
 
 // The validating webhook is not called for an update that leaves the spec
-// as it is (matchConditions): ValidateUpdate passes those without a look,
-// so a label, annotation or finalizer written by another tool costs no call
-// and goes through while no replica answers. The condition compares the
-// stored JSON: any difference, even one the typed comparison would ignore,
-// calls the webhook.
-// +kubebuilder:webhook:path=/validate-apps-sunstrider-cn-v1-application,mutating=false,failurePolicy=fail,sideEffects=None,groups=apps.sunstrider.cn,resources=applications,verbs=create;update,versions=v1,name=vapplication-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"spec-changed","expression":"request.operation != 'UPDATE' || !has(object.spec) || !has(oldObject.spec) || object.spec != oldObject.spec"}]}`
+// and the labels as they are (matchConditions): ValidateUpdate passes those
+// without a look, so an annotation or finalizer written by another tool
+// costs no call and goes through while no replica answers. The labels are
+// looked at: the operator copies them onto the children. The condition
+// compares the stored JSON: any difference, even one the typed comparison
+// would ignore, calls the webhook.
+// +kubebuilder:webhook:path=/validate-apps-sunstrider-cn-v1-application,mutating=false,failurePolicy=fail,sideEffects=None,groups=apps.sunstrider.cn,resources=applications,verbs=create;update,versions=v1,name=vapplication-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"spec-or-labels-changed","expression":"request.operation != 'UPDATE' || !has(object.spec) || !has(oldObject.spec) || object.spec != oldObject.spec || has(object.metadata.labels) != has(oldObject.metadata.labels) || (has(object.metadata.labels) && object.metadata.labels != oldObject.metadata.labels)"}]}`
 
 // ApplicationValidator rejects invalid Applications (see
 // validateApplication and validateApplicationUpdate), then those whose
@@ -111,14 +113,17 @@ func (v *ApplicationValidator) ValidateCreate(ctx context.Context, app *sunappsv
 }
 
 // ValidateUpdate implements admission.Validator. An update that leaves the
-// spec as it is always passes, so that an Application stored before a rule
-// existed can still get its metadata (finalizers, labels) changed, by
-// whoever may update it: such an update makes the operator do nothing new.
+// spec as it is passes the rules, so that an Application stored before a
+// rule existed can still get its metadata (finalizers, labels) changed.
+// Its author's rights are checked unless the labels stay as they are too:
+// the operator copies them onto the children, so a new label is a write to
+// the Deployment and the Service; annotations and finalizers make the
+// operator do nothing new.
 func (v *ApplicationValidator) ValidateUpdate(ctx context.Context, oldApp, app *sunappsv1.Application) (admission.Warnings, error) {
 	if err := invalid(ctx, app, validateApplicationUpdate(oldApp, app)); err != nil {
 		return nil, err
 	}
-	if equality.Semantic.DeepEqual(oldApp.Spec, app.Spec) {
+	if equality.Semantic.DeepEqual(oldApp.Spec, app.Spec) && maps.Equal(oldApp.Labels, app.Labels) {
 		return nil, nil
 	}
 	return nil, v.Access.Review(ctx, applicationsResource, "Application", app.Name, applicationAccess(app))
