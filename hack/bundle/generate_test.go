@@ -36,8 +36,10 @@ func TestWebhookDefinitionsMatchConditions(t *testing.T) {
 	}{
 		{name: "mutating, no condition", kind: "MutatingWebhookConfiguration", hook: hook()},
 		{name: "mutating, defaults-to-set", kind: "MutatingWebhookConfiguration", hook: hook("defaults-to-set")},
-		{name: "validating, spec-or-labels-changed", kind: "ValidatingWebhookConfiguration", hook: hook("spec-or-labels-changed")},
-		{name: "both skip conditions", kind: "MutatingWebhookConfiguration", hook: hook("defaults-to-set", "spec-or-labels-changed")},
+		{name: "validating, spec-or-labels-changed", kind: "ValidatingWebhookConfiguration",
+			hook: hook("spec-or-labels-changed")},
+		{name: "both skip conditions", kind: "MutatingWebhookConfiguration",
+			hook: hook("defaults-to-set", "spec-or-labels-changed")},
 		{name: "another condition too", kind: "MutatingWebhookConfiguration",
 			hook: hook("defaults-to-set", "only-some-users"), wantErr: "has matchConditions"},
 		{name: "another condition alone", kind: "ValidatingWebhookConfiguration",

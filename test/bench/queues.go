@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -27,8 +26,8 @@ import (
 // endpoints written twice) is told apart from a slower machine.
 
 const (
-	queueDoneMetric    = "workqueue_work_duration_seconds_count"
-	queueSecondsMetric = "workqueue_work_duration_seconds_sum"
+	// queueWorkMetric is the histogram of the time each queue's items took.
+	queueWorkMetric = "workqueue_work_duration_seconds"
 	// kcmCommand is kube-controller-manager's command name as /proc shows
 	// it (truncated to 15 characters).
 	kcmCommand = "kube-controller"
@@ -37,42 +36,39 @@ const (
 	minQueueItemsPerApp = 0.1
 )
 
-// queueReading is the work queues' figures of one scrape, by queue name.
+// queueReading is the work queues' figures of one scrape, by queue name:
+// the items processed and the seconds they took.
 type queueReading struct {
 	done, seconds map[string]float64
 }
 
 // parseQueues reads the work queues' figures of a Prometheus text
-// exposition.
+// exposition: the count and sum of each queue's queueWorkMetric.
 func parseQueues(text string) (queueReading, error) {
 	q := queueReading{done: map[string]float64{}, seconds: map[string]float64{}}
-	for line := range strings.Lines(text) {
-		var into map[string]float64
-		var rest string
-		switch {
-		case strings.HasPrefix(line, queueDoneMetric+"{"):
-			into, rest = q.done, line[len(queueDoneMetric)+1:]
-		case strings.HasPrefix(line, queueSecondsMetric+"{"):
-			into, rest = q.seconds, line[len(queueSecondsMetric)+1:]
-		default:
+	family, err := histogramFamily(text, queueWorkMetric)
+	if err != nil {
+		return q, err
+	}
+	for _, m := range family.GetMetric() {
+		h := m.GetHistogram()
+		if h == nil {
 			continue
 		}
-		labelText, valueText, ok := strings.Cut(rest, "} ")
-		if !ok {
-			return q, fmt.Errorf("malformed sample %q", strings.TrimSpace(line))
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "name" {
+				q.done[l.GetValue()] += float64(h.GetSampleCount())
+				q.seconds[l.GetValue()] += h.GetSampleSum()
+			}
 		}
-		value, err := strconv.ParseFloat(strings.TrimSpace(valueText), 64)
-		if err != nil {
-			return q, fmt.Errorf("value of %q: %w", strings.TrimSpace(line), err)
-		}
-		into[parseLabels(labelText)["name"]] += value
 	}
 	return q, nil
 }
 
 // queuesSince is what the queues did between two readings.
 func queuesSince(before, after queueReading) queueReading {
-	return queueReading{done: requestsSince(before.done, after.done), seconds: requestsSince(before.seconds, after.seconds)}
+	return queueReading{done: requestsSince(before.done, after.done),
+		seconds: requestsSince(before.seconds, after.seconds)}
 }
 
 // metricsAddress returns the host:port of a control plane component's

@@ -5,12 +5,16 @@ import (
 	"testing"
 )
 
-const queueMetrics = `# HELP workqueue_work_duration_seconds [ALPHA] How long in seconds processing an item from workqueue takes.
+const queueMetrics = `# HELP workqueue_work_duration_seconds [ALPHA] How long in seconds processing an item takes.
+# TYPE workqueue_work_duration_seconds histogram
 workqueue_work_duration_seconds_bucket{name="deployment",le="0.001"} 10
+workqueue_work_duration_seconds_bucket{name="deployment",le="+Inf"} 300
 workqueue_work_duration_seconds_sum{name="deployment"} 2.5
 workqueue_work_duration_seconds_count{name="deployment"} 300
+workqueue_work_duration_seconds_bucket{name="endpoint",le="+Inf"} 20
 workqueue_work_duration_seconds_sum{name="endpoint"} 0.25
 workqueue_work_duration_seconds_count{name="endpoint"} 20
+# TYPE workqueue_adds_total counter
 workqueue_adds_total{name="deployment"} 310
 `
 
@@ -23,7 +27,11 @@ func TestParseQueues(t *testing.T) {
 		t.Errorf("done %v, seconds %v", q.done, q.seconds)
 	}
 	if len(q.done) != 2 || len(q.seconds) != 2 {
-		t.Errorf("buckets or other metrics read as queues: done %v, seconds %v", q.done, q.seconds)
+		t.Errorf("other metrics read as queues: done %v, seconds %v", q.done, q.seconds)
+	}
+	other := "# TYPE apiserver_request_total counter\napiserver_request_total 1\n"
+	if q, err := parseQueues(other); err != nil || len(q.done) != 0 {
+		t.Errorf("a text without the metric: %v, %v; want no queues", q.done, err)
 	}
 	if _, err := parseQueues(`workqueue_work_duration_seconds_count{name="x"} many`); err == nil {
 		t.Error("a malformed value was accepted")

@@ -32,26 +32,12 @@ type webhookLatency struct {
 
 // parseWebhookHistograms returns the webhookLatencyMetric histograms of a
 // Prometheus text exposition by webhook and operation, rejected calls and
-// the others summed. Only that metric's lines are parsed (kube-apiserver's
-// /metrics holds megabytes of others).
+// the others summed.
 func parseWebhookHistograms(text string) (map[webhookKey]*dto.Histogram, error) {
-	var sb strings.Builder
-	for line := range strings.Lines(text) {
-		if strings.Contains(line, webhookLatencyMetric) {
-			sb.WriteString(line)
-		}
-	}
 	out := map[webhookKey]*dto.Histogram{}
-	if sb.Len() == 0 {
-		return out, nil
-	}
-	families, err := testutil.TextToMetricFamilies(strings.NewReader(sb.String()))
+	family, err := histogramFamily(text, webhookLatencyMetric)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", webhookLatencyMetric, err)
-	}
-	family, ok := families[webhookLatencyMetric]
-	if !ok {
-		return out, nil
+		return nil, err
 	}
 	for _, m := range family.GetMetric() {
 		h := m.GetHistogram()
@@ -70,6 +56,31 @@ func parseWebhookHistograms(text string) (map[webhookKey]*dto.Histogram, error) 
 		}
 	}
 	return out, nil
+}
+
+// histogramFamily parses the family of the histogram metric out of a
+// Prometheus text exposition (the library's parser, component-base's
+// metrics/testutil); only that metric's lines are parsed (kube-apiserver's
+// /metrics holds megabytes of others). A metric the text lacks is an empty
+// family.
+func histogramFamily(text, metric string) (*dto.MetricFamily, error) {
+	var sb strings.Builder
+	for line := range strings.Lines(text) {
+		if strings.Contains(line, metric) {
+			sb.WriteString(line)
+		}
+	}
+	if sb.Len() == 0 {
+		return &dto.MetricFamily{}, nil
+	}
+	families, err := testutil.TextToMetricFamilies(strings.NewReader(sb.String()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", metric, err)
+	}
+	if family, ok := families[metric]; ok {
+		return family, nil
+	}
+	return &dto.MetricFamily{}, nil
 }
 
 // addHistograms returns a + sign*b, bucket by bucket (the same bounds: one
