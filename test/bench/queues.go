@@ -22,8 +22,9 @@ import (
 // controller processed and the seconds it spent on them) since the
 // variant's first create. Its CPU seconds (machine.go) say how much it
 // worked; this says for which controller and how often, so that a variant
-// that costs it more (the operator's Deployments synced more often, its
-// endpoints written twice) is told apart from a slower machine.
+// whose objects make it sync more often is told apart from one whose run
+// found it slower per sync (behind on a full namespace, or on a slower
+// machine).
 
 const (
 	// queueWorkMetric is the histogram of the time each queue's items took.
