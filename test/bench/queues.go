@@ -56,12 +56,9 @@ func parseQueues(text string) (queueReading, error) {
 		if h == nil {
 			continue
 		}
-		for _, l := range m.GetLabel() {
-			if l.GetName() == "name" {
-				q.done[l.GetValue()] += float64(h.GetSampleCount())
-				q.seconds[l.GetValue()] += h.GetSampleSum()
-			}
-		}
+		name := labelsOf(m)["name"]
+		q.done[name] += float64(h.GetSampleCount())
+		q.seconds[name] += h.GetSampleSum()
 	}
 	return q, nil
 }
@@ -154,13 +151,8 @@ func readQueues(ctx context.Context) (queueReading, error) {
 // Application it spent on them, for each variant side by side.
 func renderQueues(results []result) string {
 	var sb strings.Builder
-	byN := map[int][]result{}
-	for _, r := range results {
-		if r.queues.done != nil {
-			byN[r.n] = append(byN[r.n], r)
-		}
-	}
-	for _, n := range slices.Sorted(maps.Keys(byN)) {
+	ns, byN := resultsByN(results, func(r result) bool { return r.queues.done != nil })
+	for _, n := range ns {
 		rs := byN[n]
 		queues := map[string]bool{}
 		for _, r := range rs {
@@ -179,11 +171,8 @@ func renderQueues(results []result) string {
 		})
 		fmt.Fprintf(&sb, "kube-controller-manager's work queues, first create to convergence (N=%d): items "+
 			"processed per Application / ms per Application spent on them (its clock: waits on the API server and "+
-			"for a CPU included):\n\n| queue |", n)
-		for _, r := range rs {
-			fmt.Fprintf(&sb, " %s |", r.name())
-		}
-		sb.WriteString("\n|---|" + strings.Repeat("---:|", len(rs)) + "\n")
+			"for a CPU included):\n\n", n)
+		writeVariantColumns(&sb, "queue", rs)
 		for _, q := range order {
 			fmt.Fprintf(&sb, "| %s |", q)
 			for _, r := range rs {

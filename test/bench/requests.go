@@ -108,13 +108,8 @@ func requestsSince(before, after map[string]float64) map[string]float64 {
 // every variant.
 func renderRequests(results []result) string {
 	var sb strings.Builder
-	byN := map[int][]result{}
-	for _, r := range results {
-		if r.requests != nil {
-			byN[r.n] = append(byN[r.n], r)
-		}
-	}
-	for _, n := range slices.Sorted(maps.Keys(byN)) {
+	ns, byN := resultsByN(results, func(r result) bool { return r.requests != nil })
+	for _, n := range ns {
 		rs := byN[n]
 		kinds := map[string]bool{}
 		for _, r := range rs {
@@ -134,11 +129,7 @@ func renderRequests(results []result) string {
 			return strings.Compare(a, b)
 		})
 		fmt.Fprintf(&sb, "Requests kube-apiserver served per Application, first create to convergence (N=%d):\n\n", n)
-		sb.WriteString("| request |")
-		for _, r := range rs {
-			fmt.Fprintf(&sb, " %s |", r.name())
-		}
-		sb.WriteString("\n|---|" + strings.Repeat("---:|", len(rs)) + "\n")
+		writeVariantColumns(&sb, "request", rs)
 		for _, kind := range order {
 			fmt.Fprintf(&sb, "| %s |", kind)
 			for _, r := range rs {

@@ -77,13 +77,8 @@ const minWatchEventsPerApp = 0.5
 // open at the end.
 func renderWatches(results []result) string {
 	var sb strings.Builder
-	byN := map[int][]result{}
-	for _, r := range results {
-		if r.watches.events != nil {
-			byN[r.n] = append(byN[r.n], r)
-		}
-	}
-	for _, n := range slices.Sorted(maps.Keys(byN)) {
+	ns, byN := resultsByN(results, func(r result) bool { return r.watches.events != nil })
+	for _, n := range ns {
 		rs := byN[n]
 		resources := map[string]bool{}
 		for _, r := range rs {
@@ -101,11 +96,8 @@ func renderWatches(results []result) string {
 			return strings.Compare(a, b)
 		})
 		fmt.Fprintf(&sb, "Watch events kube-apiserver sent per Application, first create to convergence (N=%d): "+
-			"events / KiB (watches open at the end):\n\n| resource |", n)
-		for _, r := range rs {
-			fmt.Fprintf(&sb, " %s |", r.name())
-		}
-		sb.WriteString("\n|---|" + strings.Repeat("---:|", len(rs)) + "\n")
+			"events / KiB (watches open at the end):\n\n", n)
+		writeVariantColumns(&sb, "resource", rs)
 		for _, res := range order {
 			fmt.Fprintf(&sb, "| %s |", res)
 			for _, r := range rs {

@@ -44,10 +44,7 @@ func parseWebhookHistograms(text string) (map[webhookKey]*dto.Histogram, error) 
 		if h == nil {
 			continue
 		}
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
+		labels := labelsOf(m)
 		key := webhookKey{name: labels["name"], typ: labels["type"], operation: labels["operation"]}
 		if prev, ok := out[key]; ok {
 			out[key] = addHistograms(prev, h, 1)
@@ -56,6 +53,15 @@ func parseWebhookHistograms(text string) (map[webhookKey]*dto.Histogram, error) 
 		}
 	}
 	return out, nil
+}
+
+// labelsOf is m's labels by name.
+func labelsOf(m *dto.Metric) map[string]string {
+	labels := map[string]string{}
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	return labels
 }
 
 // histogramFamily parses the family of the histogram metric out of a
@@ -193,14 +199,9 @@ const sarKind = "POST subjectaccessreviews"
 // merged: only the Application's are called here). Empty unless some N has
 // the operator in more than one mode.
 func renderAccess(results []result) string {
-	byN := map[int][]result{}
-	for _, r := range results {
-		if r.childAccess != "" {
-			byN[r.n] = append(byN[r.n], r)
-		}
-	}
+	ns, byN := resultsByN(results, func(r result) bool { return r.childAccess != "" })
 	var sb strings.Builder
-	for _, n := range slices.Sorted(maps.Keys(byN)) {
+	for _, n := range ns {
 		rs := byN[n]
 		if len(rs) < 2 {
 			continue
