@@ -222,8 +222,12 @@ type Application struct {
 	// +optional
 	Spec ApplicationSpec `json:"spec,omitzero"`
 
-	// status is the observed state of the Application.
+	// status is the observed state of the Application. Until the operator first
+	// writes it, it reads Ready=Unknown and Reconciling=True, reason Pending,
+	// so that kstatus (Flux's health checks, Helm's --wait) sees a new
+	// Application as InProgress, not Current (docs/conditions.md).
 	// +optional
+	// +kubebuilder:default={conditions: {{type: "Ready", status: "Unknown", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}, {type: "Reconciling", status: "True", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}}}
 	Status ApplicationStatus `json:"status,omitzero"`
 }
 

@@ -234,8 +234,12 @@ type OperatorConfiguration struct {
 	// +optional
 	Spec OperatorConfigurationSpec `json:"spec,omitzero"`
 
-	// status is the configuration in effect.
+	// status is the configuration in effect. Until the operator first
+	// writes it, it reads Ready=Unknown and Reconciling=True, reason Pending,
+	// so that kstatus (Flux's health checks, Helm's --wait) sees a new
+	// OperatorConfiguration as InProgress, not Current (docs/conditions.md).
 	// +optional
+	// +kubebuilder:default={conditions: {{type: "Ready", status: "Unknown", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}, {type: "Reconciling", status: "True", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}}}
 	Status OperatorConfigurationStatus `json:"status,omitzero"`
 }
 

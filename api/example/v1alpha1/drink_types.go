@@ -92,8 +92,12 @@ type Drink struct {
 	// +required
 	Spec DrinkSpec `json:"spec"`
 
-	// status is the observed state of the Drink.
+	// status is the observed state of the Drink. Until the operator first
+	// writes it, it reads Ready=Unknown and Reconciling=True, reason Pending,
+	// so that kstatus (Flux's health checks, Helm's --wait) sees a new
+	// Drink as InProgress, not Current (docs/conditions.md).
 	// +optional
+	// +kubebuilder:default={conditions: {{type: "Ready", status: "Unknown", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}, {type: "Reconciling", status: "True", reason: "Pending", message: "Waiting for the operator", lastTransitionTime: "1970-01-01T00:00:00Z"}}}
 	Status DrinkStatus `json:"status,omitzero"`
 }
 
