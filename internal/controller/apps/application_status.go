@@ -2,6 +2,7 @@ package apps
 
 import (
 	"fmt"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -190,18 +191,49 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 // sooner: in the middle of a rollout the old Pod still counts as
 // available, and updatedReplicas counts the new Pod before it is ready.
 func deploymentRollout(d *appsv1.Deployment) *kstatus.Result {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+	obj, err := rolloutView(d)
 	if err != nil {
 		return &kstatus.Result{Status: kstatus.UnknownStatus, Message: err.Error()}
 	}
-	obj := &unstructured.Unstructured{Object: u}
-	// Objects from the cache carry no kind, which kstatus's rules go by.
-	obj.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
 	res, err := kstatus.Compute(obj)
 	if err != nil {
 		return &kstatus.Result{Status: kstatus.UnknownStatus, Message: err.Error()}
 	}
 	return res
+}
+
+// rolloutView is d as kstatus reads it: only the fields its rules for a
+// Deployment read (metadata.generation and deletionTimestamp, spec.replicas
+// and progressDeadlineSeconds, the status), with the kind that selects
+// those rules (objects from the cache carry none). Converting the whole
+// Deployment walked the Pod template and the metadata by reflection, most
+// of what deciding a rollout cost, at every reconcile and twice per
+// Deployment update event (docs/performance.md, the manager's profile).
+// TestRolloutViewAgreesWithTheWholeDeployment holds kstatus's answer for
+// the view equal to its answer for the whole Deployment.
+func rolloutView(d *appsv1.Deployment) (*unstructured.Unstructured, error) {
+	status, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&d.Status)
+	if err != nil {
+		return nil, err
+	}
+	// As the converter writes them: a zero generation is left out (omitempty).
+	metadata := map[string]any{}
+	if d.Generation != 0 {
+		metadata["generation"] = d.Generation
+	}
+	if d.DeletionTimestamp != nil {
+		metadata["deletionTimestamp"] = d.DeletionTimestamp.UTC().Format(time.RFC3339)
+	}
+	spec := map[string]any{}
+	if d.Spec.Replicas != nil {
+		spec["replicas"] = int64(*d.Spec.Replicas)
+	}
+	if d.Spec.ProgressDeadlineSeconds != nil {
+		spec["progressDeadlineSeconds"] = int64(*d.Spec.ProgressDeadlineSeconds)
+	}
+	obj := &unstructured.Unstructured{Object: map[string]any{"metadata": metadata, "spec": spec, "status": status}}
+	obj.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
+	return obj, nil
 }
 
 // rolloutWaitsOnPods tells whether a Deployment that is not Current has

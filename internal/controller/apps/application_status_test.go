@@ -3,6 +3,7 @@ package apps
 import (
 	"errors"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
@@ -358,6 +359,68 @@ func TestDeploymentReadyAgreesWithReadyConditionAndKStatus(t *testing.T) {
 			if current := kstatusOf(NewWithT(t), typed) == kstatus.CurrentStatus; current != (c.want || c.stricter) {
 				t.Errorf("kstatus says Current %v for the Deployment, want %v", current, c.want)
 			}
+		})
+	}
+}
+
+// kstatus must say of the part of a Deployment that deploymentRollout
+// converts (rolloutView) exactly what it says of the whole Deployment, as
+// the cache holds it, in every state its rules tell apart.
+func TestRolloutViewAgreesWithTheWholeDeployment(t *testing.T) {
+	whole := func(change func(*appsv1.Deployment)) *appsv1.Deployment {
+		d := deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
+			AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}})
+		d.Name, d.Namespace, d.UID, d.ResourceVersion = "web", "team-a", "1234", "77"
+		d.Labels = map[string]string{"app": "web"}
+		d.Annotations = map[string]string{"deployment.kubernetes.io/revision": "2"}
+		d.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+		d.Spec.Template.Labels = map[string]string{"app": "web"}
+		d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "web", Image: "nginx:1.27",
+			Ports: []corev1.ContainerPort{{ContainerPort: 80}}}}
+		d.Spec.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
+		change(d)
+		return d
+	}
+	for _, c := range []struct {
+		name string
+		d    *appsv1.Deployment
+	}{
+		{"rolled out", whole(func(*appsv1.Deployment) {})},
+		{"generation not observed", whole(func(d *appsv1.Deployment) { d.Generation = 3 })},
+		{"no generation", whole(func(d *appsv1.Deployment) { d.Generation = 0 })},
+		{"being deleted", whole(func(d *appsv1.Deployment) { d.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)} })},
+		{"no progress deadline", whole(func(d *appsv1.Deployment) {
+			d.Spec.ProgressDeadlineSeconds = nil
+			d.Status.Conditions = []appsv1.DeploymentCondition{available}
+		})},
+		{"replicas defaulted", whole(func(d *appsv1.Deployment) { d.Spec.Replicas = nil })},
+		{"scaled to zero", whole(func(d *appsv1.Deployment) {
+			d.Spec.Replicas = ptr.To[int32](0)
+			d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.ReadyReplicas, d.Status.AvailableReplicas = 0, 0, 0, 0
+		})},
+		{"an old Pod left", whole(func(d *appsv1.Deployment) { d.Status.Replicas = 3 })},
+		{"a Pod not updated", whole(func(d *appsv1.Deployment) { d.Status.UpdatedReplicas = 1 })},
+		{"a Pod not ready", whole(func(d *appsv1.Deployment) { d.Status.ReadyReplicas = 1 })},
+		{"a Pod not available", whole(func(d *appsv1.Deployment) { d.Status.AvailableReplicas = 1 })},
+		{"Available False", whole(func(d *appsv1.Deployment) {
+			d.Status.Conditions = []appsv1.DeploymentCondition{unavailable, progressed}
+		})},
+		{"progress deadline exceeded", whole(func(d *appsv1.Deployment) {
+			d.Status.Conditions = []appsv1.DeploymentCondition{available, deadline}
+		})},
+		{"a ReplicaSet failure", whole(func(d *appsv1.Deployment) {
+			d.Status.Conditions = append(d.Status.Conditions, quotaFail)
+		})},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := NewWithT(t)
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c.d)
+			g.Expect(err).NotTo(HaveOccurred())
+			obj := &unstructured.Unstructured{Object: u}
+			obj.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
+			want, err := kstatus.Compute(obj)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(deploymentRollout(c.d)).To(Equal(want))
 		})
 	}
 }
