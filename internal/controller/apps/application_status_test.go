@@ -24,11 +24,23 @@ import (
 
 // kstatusOf is what Flux, kpt and Config Sync compute from obj.
 func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
+	return kstatusResultOf(g, obj).Status
+}
+
+// kstatusResultOf is kstatus's whole answer for obj, converted whole.
+func kstatusResultOf(g Gomega, obj runtime.Object) *kstatus.Result {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	g.Expect(err).NotTo(HaveOccurred())
 	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
 	g.Expect(err).NotTo(HaveOccurred())
-	return res.Status
+	return res
+}
+
+// rolledOut is the status of a Deployment from deployment() that is rolled
+// out and available, with conditions of its own.
+func rolledOut() appsv1.DeploymentStatus {
+	return appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
+		AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}}
 }
 
 // deployment is a two-replica Deployment at generation 2 with the given
@@ -71,8 +83,7 @@ func refusal(err error) *controllers.Children {
 }
 
 func TestComputeStatusConditions(t *testing.T) {
-	healthy := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
-		AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}}
+	healthy := rolledOut()
 	tests := []struct {
 		name            string
 		obs             observation
@@ -302,8 +313,7 @@ func TestChangedStatusParts(t *testing.T) {
 // with readyCondition about when the Deployment makes its Application Ready,
 // and both with kstatus about when the Deployment is rolled out.
 func TestDeploymentReadyAgreesWithReadyConditionAndKStatus(t *testing.T) {
-	healthy := appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
-		AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}}
+	healthy := rolledOut()
 	with := func(change func(*appsv1.DeploymentStatus)) appsv1.DeploymentStatus {
 		s := *healthy.DeepCopy()
 		change(&s)
@@ -368,8 +378,7 @@ func TestDeploymentReadyAgreesWithReadyConditionAndKStatus(t *testing.T) {
 // the cache holds it, in every state its rules tell apart.
 func TestRolloutViewAgreesWithTheWholeDeployment(t *testing.T) {
 	whole := func(change func(*appsv1.Deployment)) *appsv1.Deployment {
-		d := deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
-			AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}})
+		d := deployment(rolledOut())
 		d.Name, d.Namespace, d.UID, d.ResourceVersion = "web", "team-a", "1234", "77"
 		d.Labels = map[string]string{"app": "web"}
 		d.Annotations = map[string]string{"deployment.kubernetes.io/revision": "2"}
@@ -414,13 +423,9 @@ func TestRolloutViewAgreesWithTheWholeDeployment(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := NewWithT(t)
-			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c.d)
-			g.Expect(err).NotTo(HaveOccurred())
-			obj := &unstructured.Unstructured{Object: u}
-			obj.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
-			want, err := kstatus.Compute(obj)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(deploymentRollout(c.d)).To(Equal(want))
+			typed := c.d.DeepCopy()
+			typed.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
+			g.Expect(deploymentRollout(c.d)).To(Equal(kstatusResultOf(g, typed)))
 		})
 	}
 }
@@ -428,8 +433,7 @@ func TestRolloutViewAgreesWithTheWholeDeployment(t *testing.T) {
 // BenchmarkDeploymentReady is what deciding a Deployment's readiness by
 // kstatus costs (twice per Deployment update event, once per reconcile).
 func BenchmarkDeploymentReady(b *testing.B) {
-	d := deployment(appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, ReadyReplicas: 2,
-		AvailableReplicas: 2, Conditions: []appsv1.DeploymentCondition{available, progressed}})
+	d := deployment(rolledOut())
 	d.Spec.Template.Spec.Containers = []corev1.Container{{Name: "web", Image: "nginx:1.27",
 		Ports: []corev1.ContainerPort{{ContainerPort: 80}}}}
 	for b.Loop() {
