@@ -176,8 +176,19 @@ FUZZ_SCALE ?= 1
 # the Kubernetes binaries from that step rather than build them a second
 # time beside it). Alone they wait for nothing.
 AFTER_SUITE_BINS = $(if $(filter test-e2e test-chaos test-container,$(MAKECMDGOALS)),cluster-suite-bins)
+# CI_SCHEDULE=1 is CI's order (.ci/run), for one make -j3 of every cluster
+# suite, fuzz and vulncheck: the chaos suite from the start to its end, the
+# e2e suite and the release check beside it, then the container suite once
+# test-e2e is done, then fuzz and vulncheck once test-container is done.
+# So the container suite runs beside the chaos suite's last tests (failover
+# and foreign objects, mostly waiting on leases and windows), never beside
+# its API server restart, which comes first and must not wait for a CPU; and
+# fuzz and vulncheck run beside neither the restart nor the container suite
+# (the container suite's 5 s Lease read once timed out beside fuzz).
+# Without it each target waits for nothing of the others.
+CI_SCHEDULE ?=
 # BATCH_NICE prefixes the commands of test-e2e, test-container, test-release,
-# fuzz and vulncheck; CI runs the first and third beside the chaos suite and sets
+# fuzz and vulncheck; CI runs them beside the chaos suite and sets
 # BATCH_NICE="nice -n 15", so that the chaos suite's control plane, whose
 # kube-apiserver must be back within the leader's renew deadline after it is
 # killed, never waits behind a compiler or another suite's cluster starting;
@@ -185,7 +196,7 @@ AFTER_SUITE_BINS = $(if $(filter test-e2e test-chaos test-container,$(MAKECMDGOA
 BATCH_NICE ?=
 
 .PHONY: fuzz
-fuzz: $(or $(AFTER_SUITE_BINS),k8s-test-bins) ## Short fuzz run of every fuzz target (FUZZ_TARGETS: <package>:<target>:<executions>) beside one shared control plane; fails when a target did not fuzz.
+fuzz: $(or $(AFTER_SUITE_BINS),k8s-test-bins) | $(if $(CI_SCHEDULE),test-container) ## Short fuzz run of every fuzz target (FUZZ_TARGETS: <package>:<target>:<executions>) beside one shared control plane; fails when a target did not fuzz.
 	go build -o "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzzapiserver
 	@KUBEBUILDER_ASSETS="$(K8S_BIN)" FUZZ_SCALE="$(FUZZ_SCALE)" $(BATCH_NICE) "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzz.sh $(FUZZ_TARGETS)
 
@@ -209,7 +220,7 @@ CONTAINER_DIR ?= $(LOCALBIN)/container
 CONTAINER_CLUSTER ?= sunstrider-container
 
 .PHONY: test-container
-test-container: cluster-suite-bins ## The shipped image run as the chart's Pod (init container, securityContext, volumes, in-cluster config) on a fresh local cluster: probes, Lease, a sample, conversion, admission, SIGTERM, and the chart's helm test hook (passes against the replicas, fails once they stop). Needs podman and runc, as root (not rootless).
+test-container: cluster-suite-bins | $(if $(CI_SCHEDULE),test-e2e) ## The shipped image run as the chart's Pod (init container, securityContext, volumes, in-cluster config) on a fresh local cluster: probes, Lease, a sample, conversion, admission, SIGTERM, and the chart's helm test hook (passes against the replicas, fails once they stop). Needs podman and runc, as root (not rootless).
 	archive="$(IMAGE_ARCHIVE)"; $(BATCH_NICE) $(MAKE) --no-print-directory image IMAGE_ARCHIVE="$$archive" && \
 	KUBECTL="$(KUBECTL)" HELM="$(HELM)" IMAGE_ARCHIVE="$$archive" K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" \
 		CONTAINER_DIR="$(CONTAINER_DIR)" CONTAINER_CLUSTER="$(CONTAINER_CLUSTER)" \
@@ -274,7 +285,7 @@ lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e, chaos and contai
 	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container,release
 
 .PHONY: vulncheck
-vulncheck: govulncheck indexdb $(AFTER_SUITE_BINS) ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
+vulncheck: govulncheck indexdb $(AFTER_SUITE_BINS) | $(if $(CI_SCHEDULE),test-container) ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
 	db=$$(./hack/vulndb.sh "$(INDEXDB)" "$(LOCALBIN)" "$(VULNDB_VERSION)"); \
 	$(BATCH_NICE) "$(GOVULNCHECK)" -db "file://$$db" -tags e2e,chaos,container ./...
 
