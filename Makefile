@@ -30,6 +30,14 @@ YEAR ?= 2026
 # would otherwise pin whatever Go is installed, with its known CVEs).
 GO_TOOLCHAIN ?= $(shell awk '$$1 == "toolchain" {print $$2}' go.mod)
 export GOTOOLCHAIN := $(GO_TOOLCHAIN)
+# -trimpath for every go command run here (builds, tests, vet, golangci-lint's
+# package loading): what is compiled then depends on the sources alone, not
+# on where the tree is checked out, so a fresh clone (CI's) finds its
+# packages in the Go build cache instead of compiling all of them again
+# (golangci-lint spent 40 s of a fresh clone's lint on that, 2 s in the
+# clone it had run in before). Stack traces name module paths; the release
+# and image builds used it already.
+export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
 # The Kubernetes and kwok binaries the tests run are upstream code built from
 # source, not shipped: they keep the installed Go (or what their go.mod needs).
 TEST_INFRA_GOTOOLCHAIN ?= auto
