@@ -167,10 +167,10 @@ test-e2e: cluster-suite-bins ## End-to-end suite on a fresh local cluster (kwokc
 # Go 1.27; seen once in CI here).
 # The webhook targets of apps, poc and webapp ask an envtest API server
 # about every input (their oracle): 30 to 90 executions a second in CI
-# (compiling included), so their budgets take about 10 to 16 s each. (Twice these took 16 to 32 s
-# each, 99 s in all, on CI's critical path, 2026-12-05; FUZZ_SCALE=2 runs
-# them.) They share one control plane, started beside the runs by
-# hack/fuzzapiserver (hack/fuzz.sh runs them).
+# (compiling included), so their budgets take about 10 to 16 s each.
+# (Twice these took 16 to 32 s each, 99 s in all, on CI's critical path,
+# 2026-12-05; FUZZ_SCALE=2 runs them.) They share one control plane,
+# started beside the runs by hack/fuzzapiserver (hack/fuzz.sh runs them).
 FUZZ_TARGETS ?= ./api/example/v1:FuzzDrinkConversion:40000 ./internal/webhook/apps/v1:FuzzApplication:500 \
 	./internal/webhook/example/v1/fuzz:FuzzDrink:2000 ./internal/webhook/poc/v1:FuzzMyCustomResource:750 \
 	./internal/webhook/webapp/v1:FuzzGuestbook:750

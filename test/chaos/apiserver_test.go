@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -89,13 +90,15 @@ type outage struct {
 	// its next attempt comes a retry period (1 s) later and it gives the
 	// Lease up (and exits) when no attempt has succeeded within the renew
 	// deadline (10 s), 11 s after the kill. leaderKeeps: the outage is
-	// shorter, so the leader keeps the Lease. The short outage's down is
-	// 2 s, so that it stays shorter with CI's slow start: with 6 s, the
-	// leader gave the Lease up in a CI rehearsal; with 2 s, the server was
-	// back 7.2 s after the kill. (It is then too short for the rate check
-	// from settleAfter on, which the long outage makes.) Otherwise every leader
-	// (the operator's, kube-controller-manager's, kube-scheduler's) gives
-	// its Lease up and exits, and is restarted the way a kubelet would.
+	// shorter, so the leader keeps the Lease. Otherwise every leader (the
+	// operator's, kube-controller-manager's, kube-scheduler's) gives its
+	// Lease up and exits, and is restarted the way a kubelet would.
+	//
+	// The short outage's down is 2 s, so that it stays shorter with CI's
+	// slow start: with 6 s, the leader gave the Lease up in a CI rehearsal;
+	// with 2 s, the server was back 6 to 7.2 s after the kill. (It is then
+	// too short for the rate check from settleAfter on, which the long
+	// outage makes.)
 	leaderKeeps bool
 }
 
@@ -445,13 +448,14 @@ func (c controlPlane) firstServing() func() time.Time {
 	at := make(chan time.Time, 1)
 	go func() {
 		defer close(at)
-		for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); {
-			if c.serving() == nil {
+		_ = wait.PollUntilContextTimeout(ctx(), 50*time.Millisecond, 5*time.Minute, true,
+			func(context.Context) (bool, error) {
+				if c.serving() != nil {
+					return false, nil
+				}
 				at <- time.Now()
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+				return true, nil
+			})
 	}()
 	return func() time.Time { return <-at }
 }
