@@ -191,9 +191,8 @@ func apiserverOutage(t *testing.T, cp controlPlane, c *churn, exits func() []rep
 		healed = append(healed, names...)
 		return err
 	}, time.Minute, 100*time.Millisecond).Should(Succeed(), "restarting the control plane")
-	g.Eventually(cp.serving, time.Minute, 50*time.Millisecond).Should(Succeed(), "API server serving again")
-	back := servingAt()
-	g.Expect(back).NotTo(BeZero(), "the first /readyz answered after the restart")
+	var back time.Time
+	g.Eventually(servingAt, time.Minute).Should(Receive(&back), "API server serving again")
 	away := back.Sub(killed)
 	stopChurn()
 	t.Logf("API server SIGKILLed, restarted after %s (%s), serving again %s after the kill; "+
@@ -439,12 +438,12 @@ func (c controlPlane) serving() error {
 }
 
 // firstServing asks the API server for /readyz every 50 ms from now on, for
-// up to five minutes, and returns a function that waits for the time of its
-// first answer (the zero time if none came). heal returns only when
+// up to five minutes, and sends the time of its first answer (the channel
+// is closed, with nothing sent, if none came). heal returns only when
 // `kwokctl start cluster` has found the whole cluster ready, which can be
 // long after the API server answers: 25 s after a 2 s outage in a CI
 // rehearsal (2026-12-05), through which the leader kept renewing its Lease.
-func (c controlPlane) firstServing() func() time.Time {
+func (c controlPlane) firstServing() <-chan time.Time {
 	at := make(chan time.Time, 1)
 	go func() {
 		defer close(at)
@@ -457,7 +456,7 @@ func (c controlPlane) firstServing() func() time.Time {
 				return true, nil
 			})
 	}()
-	return func() time.Time { return <-at }
+	return at
 }
 
 // ensureServing brings the API server back should a test stop while it is
