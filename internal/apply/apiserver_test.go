@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -98,6 +99,16 @@ func newClient(t *testing.T, cfg *rest.Config) client.WithWatch {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// patchVerb is the verb a request log records for a patch: "apply" for a
+// server-side apply (the Applier sends most applies as raw patches, to
+// take typed answers), else "patch".
+func patchVerb(p client.Patch) string {
+	if p.Type() == types.ApplyPatchType {
+		return "apply"
+	}
+	return "patch"
 }
 
 // requestLog records the verbs of the requests a test's client made.

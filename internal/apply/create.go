@@ -33,7 +33,7 @@ func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, e
 		return Outcome{}, err
 	}
 	cfg.SetResourceVersion(absentOnly)
-	err = a.apply(ctx, cfg)
+	live, err := a.applyTyped(ctx, desired, cfg)
 	switch {
 	case err == nil:
 	case apierrors.IsConflict(err):
@@ -46,10 +46,6 @@ func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, e
 		return Outcome{}, fmt.Errorf("creating %s %s: %w", kind, key, err)
 	}
 	metrics.ChildWritten(kind, metrics.ActionCreated)
-	live, err := a.decode(desired, cfg)
-	if err != nil {
-		return Outcome{}, err
-	}
 	a.Created.remember(desired.GetObjectKind().GroupVersionKind(), live)
 	return Outcome{Live: live, Action: Created}, nil
 }

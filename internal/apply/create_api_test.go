@@ -171,7 +171,7 @@ func TestWriteCreates(t *testing.T) {
 				return c.Create(ctx, obj, opts...)
 			},
 			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-				record("patch")
+				record(patchVerb(patch))
 				return c.Patch(ctx, obj, patch, opts...)
 			},
 			Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
@@ -305,6 +305,10 @@ func TestObserveFindsWhatItCreatedBeforeTheCache(t *testing.T) {
 				return apierrors.NewNotFound(corev1.Resource("configmaps"), key.Name)
 			}
 			return c.Get(ctx, key, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			record(patchVerb(patch))
+			return c.Patch(ctx, obj, patch, opts...)
 		},
 		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 			record("apply")

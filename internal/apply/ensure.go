@@ -216,18 +216,11 @@ func (a *Applier) update(ctx context.Context, desired, live client.Object) (Outc
 		return Outcome{}, err
 	}
 	onlyThis(cfg, live)
-	err = a.apply(ctx, cfg)
-	switch {
-	case err == nil && foreign:
-		cfg, err = a.takeOver(ctx, desired, live, cfg)
-	case foreign && apierrors.IsInvalid(err):
-		// What the operator sets, beside what another manager added, is
-		// not a valid object (a port of the same name): take over first,
-		// from the child as the API server holds it.
-		var full *unstructured.Unstructured
-		if full, err = a.readFull(ctx, live); err == nil {
-			cfg, err = a.takeOver(ctx, desired, live, full)
-		}
+	var written client.Object
+	if foreign {
+		written, err = a.reclaim(ctx, desired, live, cfg)
+	} else {
+		written, err = a.applyTyped(ctx, desired, cfg)
 	}
 	switch {
 	case err == nil:
@@ -241,10 +234,31 @@ func (a *Applier) update(ctx context.Context, desired, live client.Object) (Outc
 		return Outcome{}, fmt.Errorf("applying %s %s: %w", kind, key, err)
 	}
 	metrics.ChildWritten(kind, updateAction(desired, live, foreign))
-	if out.Live, err = a.decode(desired, cfg); err != nil {
-		return Outcome{}, err
-	}
+	out.Live = written
 	return out, nil
+}
+
+// reclaim is update's write of a child live in which other managers own
+// fields inside the operator's domain: the apply of cfg, then takeOver.
+// It returns the child as last applied.
+func (a *Applier) reclaim(ctx context.Context, desired, live client.Object, cfg *unstructured.Unstructured) (client.Object, error) {
+	err := a.apply(ctx, cfg)
+	switch {
+	case err == nil:
+		cfg, err = a.takeOver(ctx, desired, live, cfg)
+	case apierrors.IsInvalid(err):
+		// What the operator sets, beside what another manager added, is
+		// not a valid object (a port of the same name): take over first,
+		// from the child as the API server holds it.
+		var full *unstructured.Unstructured
+		if full, err = a.readFull(ctx, live); err == nil {
+			cfg, err = a.takeOver(ctx, desired, live, full)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a.decode(desired, cfg)
 }
 
 // decode is the typed form, desired's type, of the child written as u.
@@ -281,14 +295,50 @@ func RefusalMessage(kind string, err error) string {
 	return fmt.Sprintf("The API server refused the %s: %s", kind, msg)
 }
 
-// apply server-side applies cfg as the operator, taking over what it sets;
-// errReplaced when cfg's UID (onlyThis) is not the object's any more.
+// apply server-side applies cfg as the operator, taking over what it sets,
+// and fills cfg with the API server's answer, all its managedFields
+// included (takeOver reads them); errReplaced when cfg's UID (onlyThis) is
+// not the object's any more.
 func (a *Applier) apply(ctx context.Context, cfg *unstructured.Unstructured) error {
 	err := a.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(cfg), client.FieldOwner(FieldOwner), client.ForceOwnership)
 	if replaced(err) {
 		return errReplaced
 	}
 	return err
+}
+
+// applyTyped is apply of cfg, desired's apply configuration, with the API
+// server's answer decoded into a new object of desired's type, which it
+// returns. The request is the same; the answer comes as protobuf for the
+// built-in kinds (the client's content type for them), which the API
+// server encodes and the operator decodes for a fraction of what JSON
+// into unstructured and then into the typed object cost: controller-
+// runtime's Apply takes only JSON answers, so this is its raw patch form.
+func (a *Applier) applyTyped(ctx context.Context, desired client.Object, cfg *unstructured.Unstructured) (client.Object, error) {
+	body, err := cfg.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encoding the apply of %s %s: %w", cfg.GetKind(), client.ObjectKeyFromObject(cfg), err)
+	}
+	gvk := desired.GetObjectKind().GroupVersionKind()
+	obj, err := a.Client.Scheme().New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	written, ok := obj.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%T is no client.Object", obj)
+	}
+	written.GetObjectKind().SetGroupVersionKind(gvk)
+	written.SetNamespace(desired.GetNamespace())
+	written.SetName(desired.GetName())
+	err = a.Client.Patch(ctx, written, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner(FieldOwner), client.ForceOwnership)
+	if replaced(err) {
+		return nil, errReplaced
+	}
+	if err != nil {
+		return nil, err
+	}
+	return written, nil
 }
 
 // onlyThis makes the apply cfg change the child live and no other object

@@ -35,22 +35,30 @@ func TestWriteRequestsByDrift(t *testing.T) {
 	// afterApply, when set, runs once after the next apply: another
 	// controller's write between two of the operator's requests.
 	var afterApply func()
+	runAfterApply := func() {
+		if then := afterApply; then != nil {
+			afterApply = nil
+			then()
+		}
+	}
 	counted := interceptor.NewClient(base, interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
 			record("get")
 			return c.Get(ctx, key, obj, opts...)
 		},
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-			record("patch")
-			return c.Patch(ctx, obj, patch, opts...)
+			verb := patchVerb(patch)
+			record(verb)
+			err := c.Patch(ctx, obj, patch, opts...)
+			if verb == "apply" {
+				runAfterApply()
+			}
+			return err
 		},
 		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
 			record("apply")
 			err := c.Apply(ctx, obj, opts...)
-			if then := afterApply; then != nil {
-				afterApply = nil
-				then()
-			}
+			runAfterApply()
 			return err
 		},
 	})
