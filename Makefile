@@ -277,6 +277,15 @@ bench-steady: k8s-cluster-bins kustomize build ## On a fresh local cluster with 
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/steady.md" $(BENCH_ARGS) || rc=$$?; \
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
+BENCH_AB_BEFORE ?= HEAD~1
+BENCH_AB_AFTER ?= HEAD
+BENCH_AB_PAIRS ?= 5
+BENCH_AB_N ?= 1000
+
+.PHONY: bench-ab
+bench-ab: k8s-cluster-bins kustomize ## Compare the operator's own cost at two commits on one local cluster, in alternating pairs of bursts (BENCH_AB_BEFORE, BENCH_AB_AFTER, BENCH_AB_PAIRS, BENCH_AB_N; docs/performance.md).
+	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" KUSTOMIZE="$(KUSTOMIZE)" ./hack/bench-ab.sh "$(BENCH_AB_BEFORE)" "$(BENCH_AB_AFTER)" "$(BENCH_AB_PAIRS)" "$(BENCH_AB_N)"
+
 SHARDS_N ?= 10000
 SHARDS_DIR ?= $(LOCALBIN)/shards
 SHARDS_CLUSTER ?= sunstrider-shards
