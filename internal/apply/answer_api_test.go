@@ -3,7 +3,6 @@ package apply_test
 import (
 	"context"
 	"net/http"
-	"sync"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -16,36 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"sunstrider.cn/operator/internal/apply"
+	"sunstrider.cn/operator/internal/testutil"
 )
-
-// answerLog records the content type of the API server's answers to
-// server-side applies.
-type answerLog struct {
-	mu    sync.Mutex
-	types []string
-}
-
-func (l *answerLog) RoundTrip(next http.RoundTripper, req *http.Request) (*http.Response, error) {
-	resp, err := next.RoundTrip(req)
-	if err == nil && req.Header.Get("Content-Type") == string(types.ApplyPatchType) {
-		l.mu.Lock()
-		l.types = append(l.types, resp.Header.Get("Content-Type"))
-		l.mu.Unlock()
-	}
-	return resp, err
-}
-
-func (l *answerLog) taken() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	t := l.types
-	l.types = nil
-	return t
-}
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 // TestWriteAnswersAreTyped: the apply that creates a child and the one
 // that restores it are answered as protobuf (a built-in kind), decoded
@@ -53,10 +24,18 @@ func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) {
 // its kind set, with the operator's managedFields.
 func TestWriteAnswersAreTyped(t *testing.T) {
 	base := apiServer(t)
-	answers := &answerLog{}
+	// answers records the content type of the API server's answers to
+	// server-side applies.
+	answers := &requestLog{}
 	cfg := rest.CopyConfig(controlPlane.cfg)
 	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
-		return roundTripperFunc(func(req *http.Request) (*http.Response, error) { return answers.RoundTrip(next, req) })
+		return testutil.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			resp, err := next.RoundTrip(req)
+			if err == nil && req.Header.Get("Content-Type") == string(types.ApplyPatchType) {
+				answers.record(resp.Header.Get("Content-Type"))
+			}
+			return resp, err
+		})
 	})
 	applier := &apply.Applier{Client: newClient(t, cfg), APIReader: base}
 	ctx := t.Context()

@@ -111,7 +111,8 @@ func patchVerb(p client.Patch) string {
 	return "patch"
 }
 
-// requestLog records the verbs of the requests a test's client made.
+// requestLog records, in order, what a test saw of its client's requests:
+// their verbs, or the content types of their answers.
 type requestLog struct {
 	mu    sync.Mutex
 	verbs []string
@@ -123,7 +124,7 @@ func (l *requestLog) record(verb string) {
 	l.verbs = append(l.verbs, verb)
 }
 
-// taken returns the verbs recorded since the last call.
+// taken returns what was recorded since the last call.
 func (l *requestLog) taken() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

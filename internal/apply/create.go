@@ -67,13 +67,9 @@ var absentOnly = strconv.FormatUint(math.MaxUint64, 10)
 func (a *Applier) existing(ctx context.Context, desired client.Object) (Outcome, error) {
 	key := client.ObjectKeyFromObject(desired)
 	gvk := desired.GetObjectKind().GroupVersionKind()
-	obj, err := a.Client.Scheme().New(gvk)
+	live, err := a.newChild(gvk)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("reading %s %s: %w", gvk.Kind, key, err)
-	}
-	live, ok := obj.(client.Object)
-	if !ok {
-		return Outcome{}, fmt.Errorf("reading %s %s: %T is no client.Object", gvk.Kind, key, obj)
 	}
 	if err := a.APIReader.Get(ctx, key, live); err != nil {
 		return Outcome{}, fmt.Errorf("reading %s %s, which a create found: %w", gvk.Kind, key, err)

@@ -264,14 +264,27 @@ func (a *Applier) reclaim(ctx context.Context, desired, live client.Object, cfg 
 // decode is the typed form, desired's type, of the child written as u.
 func (a *Applier) decode(desired client.Object, u *unstructured.Unstructured) (client.Object, error) {
 	gvk := desired.GetObjectKind().GroupVersionKind()
-	typed, err := a.Client.Scheme().New(gvk)
+	typed, err := a.newChild(gvk)
 	if err != nil {
 		return nil, err
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
 		return nil, fmt.Errorf("decoding the written %s %s: %w", gvk.Kind, client.ObjectKeyFromObject(desired), err)
 	}
-	return typed.(client.Object), nil
+	return typed, nil
+}
+
+// newChild is an empty object of the child kind gvk, of its Go type.
+func (a *Applier) newChild(gvk schema.GroupVersionKind) (client.Object, error) {
+	obj, err := a.Client.Scheme().New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	child, ok := obj.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s: %T is no client.Object", gvk.Kind, obj)
+	}
+	return child, nil
 }
 
 // updateAction is the action label of a successful write of desired over
@@ -320,13 +333,9 @@ func (a *Applier) applyTyped(ctx context.Context, desired client.Object, cfg *un
 		return nil, fmt.Errorf("encoding the apply of %s %s: %w", cfg.GetKind(), client.ObjectKeyFromObject(cfg), err)
 	}
 	gvk := desired.GetObjectKind().GroupVersionKind()
-	obj, err := a.Client.Scheme().New(gvk)
+	written, err := a.newChild(gvk)
 	if err != nil {
 		return nil, err
-	}
-	written, ok := obj.(client.Object)
-	if !ok {
-		return nil, fmt.Errorf("%T is no client.Object", obj)
 	}
 	written.GetObjectKind().SetGroupVersionKind(gvk)
 	written.SetNamespace(desired.GetNamespace())

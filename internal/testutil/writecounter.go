@@ -58,7 +58,7 @@ func NewWriteCounter() *WriteCounter {
 func (w *WriteCounter) Wrap(cfg *rest.Config) *rest.Config {
 	out := rest.CopyConfig(cfg)
 	out.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		return RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 			switch req.Method {
 			case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 				var body []byte
@@ -273,6 +273,10 @@ func (v *WriteView) String() string {
 	return strings.Join(lines, "\n")
 }
 
-type roundTripperFunc func(*http.Request) (*http.Response, error)
+// RoundTripperFunc is a function as an http.RoundTripper: what a test
+// wraps a rest.Config's transport with (rest.Config.Wrap) to see its
+// requests.
+type RoundTripperFunc func(*http.Request) (*http.Response, error)
 
-func (f roundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+// RoundTrip calls f.
+func (f RoundTripperFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

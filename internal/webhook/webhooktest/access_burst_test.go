@@ -40,10 +40,6 @@ import (
 	"sunstrider.cn/operator/internal/testutil"
 )
 
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 // TestABurstOfEqualChecksSendsOneReviewEach: twenty creates arriving
 // together from two users, on a reviewer whose cache is cold, make one
 // SubjectAccessReview per distinct question (user and check), counted on
@@ -67,7 +63,7 @@ func TestABurstOfEqualChecksSendsOneReviewEach(t *testing.T) {
 	var reviews atomic.Int32
 	cfg := rest.CopyConfig(restConfig)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		return testutil.RoundTripperFunc(func(r *http.Request) (*http.Response, error) {
 			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/subjectaccessreviews") {
 				reviews.Add(1)
 			}
