@@ -212,7 +212,7 @@ func parseFlags() *config {
 	flag.BoolVar(&c.webhooksOff, "webhooks-off", false, "Also run the operator with its webhooks off "+
 		"(--enable-webhooks=false, the webhook configurations removed, as for the Application floor), after the "+
 		"operator: the variant \"operator (webhooks off)\", whose cost against the operator's is the admission "+
-		"webhooks' share.")
+		"webhooks' share (in the steady-rate mode: its creates and spec changes at each rate, after the operator's).")
 	flag.StringVar(&childAccess, "child-access", "", "Comma-separated OperatorConfiguration spec.childAccess modes "+
 		"(Requester, Delegated): the operator runs once in each, in this order, the benchmark setting the mode in the "+
 		"OperatorConfiguration \"default\" (created if absent) before it starts; empty: once, the cluster's "+

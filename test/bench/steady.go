@@ -27,7 +27,9 @@ import (
 // floor's Deployments and Services at the same rate, and reports the
 // create→Ready latencies of both side by side; then it changes the spec of
 // every object it created, at the same rate, and reports how long the
-// change takes to reach the Deployment and Ready. Last (-app-floor), with
+// change takes to reach the Deployment and Ready. With -webhooks-off, the
+// operator then does the same again with its admission webhooks off: the
+// webhooks' share of its cost at that rate. Last (-app-floor), with
 // the operator stopped, the Application floor's creates at each rate: the
 // Application API's own cost, which no controller of it can go below.
 
@@ -51,6 +53,16 @@ type steadyResult struct {
 	// done: what is left of update is the operator's status write), and
 	// floorUpdate a Deployment update → rolled out and available.
 	update, updateDeployment, updateRolledOut, floorUpdate latencies
+	// noWebhooks is the operator's create→Ready with its webhooks off
+	// (-webhooks-off), in a run of its own after the operator's, and
+	// noWebhooksChange its spec changes: against the operator's, the
+	// admission webhooks' share. hasNoWebhooks tells it ran; nwBusy says why
+	// it compares with nothing (it started on a busy machine).
+	noWebhooks       latencies
+	noWebhooksChange specChange
+	nwBacklog        bool
+	hasNoWebhooks    bool
+	nwBusy           string
 	// rollout is what the Application spec changes cost in status writes
 	// (rollout.go).
 	rollout rolloutSummary
@@ -205,6 +217,22 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 	if w, err := p.writes(); err == nil {
 		logf("steady: the operator made %d writes in all", w)
 	}
+	if cfg.webhooksOff {
+		// The operator again at each rate, its webhooks off and their
+		// configurations removed, as for the Application floor.
+		p.stop()
+		if err := b.installWithoutWebhooks(ctx); err != nil {
+			return results, err
+		}
+		if p, err = b.startOperator(ctx, "steady-webhooks-off", "--enable-webhooks=false"); err != nil {
+			return results, err
+		}
+		for i := range results {
+			if err := b.steadyNoWebhooks(ctx, p, &results[i]); err != nil {
+				return results, err
+			}
+		}
+	}
 	if cfg.references && cfg.appFloor {
 		// The Application floor at each rate, on the same cluster (the base
 		// stays), with no controller: what any controller of the
@@ -272,20 +300,15 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 	}
 
 	// Applications at the rate.
-	stages := newStageRecorder()
-	t, err := b.openLoopPhase(ctx, &res, n, opNS, "Applications (operator)", &sunappsv1.ApplicationList{},
-		applicationReady(true), stages, func(ctx context.Context, i int) error {
-			return b.c.Create(ctx, newApplication(opNS, itemName(i)))
-		})
+	var err error
+	res.operator, res.opBacklog, err = b.operatorCreates(ctx, &res, opNS, "Applications (operator)", "operator")
 	if err != nil {
 		return res, err
 	}
-	res.operator, res.opBacklog = summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(n))
-	res.stages = append(res.stages, stages.summarize(t, fmt.Sprintf("operator at %g/s", rate), n, stageReady))
 
 	// The floor's Deployments and Services at the same rate.
-	stages = newStageRecorder()
-	t, err = b.openLoopPhase(ctx, &res, n, flNS, "floor Deployments and Services", &appsv1.DeploymentList{},
+	stages := newStageRecorder()
+	t, err := b.openLoopPhase(ctx, &res, n, flNS, "floor Deployments and Services", &appsv1.DeploymentList{},
 		deploymentAvailable, stages, func(ctx context.Context, i int) error {
 			for _, obj := range floorObjects(flNS, itemName(i)) {
 				if err := b.c.Create(ctx, obj); err != nil {
@@ -300,48 +323,20 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 	res.floor, res.flBacklog = summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(n))
 	res.stages = append(res.stages, stages.summarize(t, fmt.Sprintf("floor at %g/s", rate), n, stageAvailable))
 
-	// A spec change of every Application, at the same rate: its new image
-	// reaches the Deployment (watched on the side), which rolls out, and the
-	// Application is Ready with the new generation.
-	changed, rolled := newTracker(n), newTracker(n)
-	wctx, stopDeployments := context.WithCancel(ctx)
-	defer stopDeployments()
-	if err := watchReady(wctx, b.c, single(opNS), &appsv1.DeploymentList{}, deploymentUpdated, changed); err != nil {
-		return res, err
-	}
-	if err := watchReady(wctx, b.c, single(opNS), &appsv1.DeploymentList{}, deploymentRolledOut, rolled); err != nil {
-		return res, err
-	}
-	// The status writes are followed until the floor's changes are done too,
-	// so that a write after Ready (a flap) is seen.
+	// A spec change of every Application, at the same rate. The status
+	// writes are followed until the floor's changes are done too, so that a
+	// write after Ready (a flap) is seen.
 	writes := newRolloutRecorder()
 	writesCtx, stopWrites := context.WithCancel(ctx)
 	defer stopWrites()
 	if err := watchEach(writesCtx, b.c, single(opNS), &sunappsv1.ApplicationList{}, writes.seen); err != nil {
 		return res, err
 	}
-	before, _ := p.metrics()
-	t, err = b.openLoopPhase(ctx, &res, n, opNS, "Application spec changes", &sunappsv1.ApplicationList{},
-		func(o client.Object) bool {
-			app := o.(*sunappsv1.Application)
-			return app.Generation > 1 && app.Status.ObservedGeneration >= app.Generation &&
-				meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)
-		}, nil, func(ctx context.Context, i int) error {
-			now := time.Now()
-			changed.markCreated(itemName(i), now)
-			rolled.markCreated(itemName(i), now)
-			return b.c.Patch(ctx, &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: opNS, Name: itemName(i)}},
-				client.RawPatch(types.MergePatchType, applicationImagePatch(itemName(i))))
-		})
-	stopDeployments()
+	change, err := b.specChanges(ctx, p, &res, opNS, "Application spec changes")
 	if err != nil {
 		return res, err
 	}
-	if after, merr := p.metrics(); merr == nil {
-		logf("steady %g/s: the Application controller during the spec changes: %s", rate, reconcileCounts(before, after))
-	}
-	res.update, res.updateDeployment = summarizeLatencies(t.latencies()), summarizeLatencies(changed.latencies())
-	res.updateRolledOut = summarizeLatencies(rolled.latencies())
+	res.update, res.updateDeployment, res.updateRolledOut = change.ready, change.deployment, change.rolledOut
 
 	// The floor's Deployments changed the same way.
 	t, err = b.openLoopPhase(ctx, &res, n, flNS, "floor Deployment spec changes", &appsv1.DeploymentList{},
@@ -366,6 +361,97 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 		}
 	}
 	return res, nil
+}
+
+// operatorCreates creates res.items Applications in ns at res's rate (the
+// phase what) for the operator to reconcile, records their stages as
+// variant's, and returns their create→Ready latencies and whether they
+// backlogged.
+func (b *bench) operatorCreates(ctx context.Context, res *steadyResult, ns, what, variant string) (
+	latencies, bool, error) {
+	stages := newStageRecorder()
+	t, err := b.openLoopPhase(ctx, res, res.items, ns, what, &sunappsv1.ApplicationList{},
+		applicationReady(true), stages, func(ctx context.Context, i int) error {
+			return b.c.Create(ctx, newApplication(ns, itemName(i)))
+		})
+	if err != nil {
+		return latencies{}, false, err
+	}
+	label := fmt.Sprintf("%s at %g/s", variant, res.rate)
+	res.stages = append(res.stages, stages.summarize(t, label, res.items, stageReady))
+	return summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(res.items)), nil
+}
+
+// specChange is how long an Application spec change took: to reach the
+// Deployment (the operator's reconcile and apply), to be rolled out
+// (kube-controller-manager), and to be reported Ready with the new
+// generation (the operator's status write).
+type specChange struct{ deployment, rolledOut, ready latencies }
+
+// specChanges changes the image of every Application operatorCreates made
+// in ns, at res's rate (the phase what): the new image reaches the
+// Deployment (watched on the side), which rolls out, and the Application is
+// Ready with the new generation. It logs what p's Application controller
+// did meanwhile.
+func (b *bench) specChanges(ctx context.Context, p *proc, res *steadyResult, ns, what string) (specChange, error) {
+	n := res.items
+	changed, rolled := newTracker(n), newTracker(n)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if err := watchReady(wctx, b.c, single(ns), &appsv1.DeploymentList{}, deploymentUpdated, changed); err != nil {
+		return specChange{}, err
+	}
+	if err := watchReady(wctx, b.c, single(ns), &appsv1.DeploymentList{}, deploymentRolledOut, rolled); err != nil {
+		return specChange{}, err
+	}
+	before, _ := p.metrics()
+	t, err := b.openLoopPhase(ctx, res, n, ns, what, &sunappsv1.ApplicationList{},
+		func(o client.Object) bool {
+			app := o.(*sunappsv1.Application)
+			return app.Generation > 1 && app.Status.ObservedGeneration >= app.Generation &&
+				meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)
+		}, nil, func(ctx context.Context, i int) error {
+			now := time.Now()
+			changed.markCreated(itemName(i), now)
+			rolled.markCreated(itemName(i), now)
+			return b.c.Patch(ctx, &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: itemName(i)}},
+				client.RawPatch(types.MergePatchType, applicationImagePatch(itemName(i))))
+		})
+	if err != nil {
+		return specChange{}, err
+	}
+	if after, merr := p.metrics(); merr == nil {
+		logf("steady %g/s: the Application controller during the %s: %s", res.rate, what, reconcileCounts(before, after))
+	}
+	return specChange{
+		deployment: summarizeLatencies(changed.latencies()),
+		rolledOut:  summarizeLatencies(rolled.latencies()),
+		ready:      summarizeLatencies(t.latencies()),
+	}, nil
+}
+
+// steadyNoWebhooks measures the operator with its webhooks off (p, started
+// so) at r's rate, in a namespace of its own: its creates and spec changes
+// as steadyRate's, whose cost against the operator's is the admission
+// webhooks' share.
+func (b *bench) steadyNoWebhooks(ctx context.Context, p *proc, r *steadyResult) error {
+	ns := "bench-steady-nowebhooks-" + rateName(r.rate)
+	if err := createNamespace(ctx, b.c, ns); err != nil {
+		return err
+	}
+	r.nwBusy = b.settle(ctx, fmt.Sprintf("steady %g/s operator, webhooks off", r.rate), r.items)
+	var err error
+	if r.noWebhooks, r.nwBacklog, err = b.operatorCreates(ctx, r, ns, "Applications (operator, webhooks off)",
+		"operator, webhooks off"); err != nil {
+		return err
+	}
+	if r.noWebhooksChange, err = b.specChanges(ctx, p, r, ns, "Application spec changes (webhooks off)"); err != nil {
+		return err
+	}
+	r.hasNoWebhooks = true
+	logf("steady %g/s: webhooks off: create→Ready p99 %s, spec change→Ready p99 %s", r.rate,
+		dur(r.noWebhooks.p99), dur(r.noWebhooksChange.ready.p99))
+	return deleteNamespace(ctx, b.c, ns)
 }
 
 // reconcileCounts tells what the Application controller did between two
@@ -496,12 +582,19 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 		"create→Ready p50 / p90 / p99 (the floor: its Deployment available). \"backlog\": latency grew over the "+
 		"window (the rate is above what it sustains).\n\n", window, base)
 	appFloor := slices.ContainsFunc(results, func(r steadyResult) bool { return r.hasAppFloor })
+	noWebhooks := slices.ContainsFunc(results, func(r steadyResult) bool { return r.hasNoWebhooks })
 	sb.WriteString("| rate | items | operator p50 / p90 / p99 | floor p50 / p90 / p99 ")
 	if appFloor {
 		sb.WriteString("| Application floor p50 / p90 / p99 ")
 	}
+	if noWebhooks {
+		sb.WriteString("| operator, webhooks off p50 / p90 / p99 ")
+	}
 	sb.WriteString("| operator p99 ≤ floor p99 + 1 s |\n|---:|---:|---:|---:|")
 	if appFloor {
+		sb.WriteString("---:|")
+	}
+	if noWebhooks {
 		sb.WriteString("---:|")
 	}
 	sb.WriteString("---|\n")
@@ -523,15 +616,36 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 		case appFloor:
 			sb.WriteString("- | ")
 		}
+		switch {
+		case r.hasNoWebhooks:
+			fmt.Fprintf(&sb, "%s%s%s | ", r.noWebhooks.String(), backlogMark(r.nwBacklog), busyMark(r.nwBusy))
+		case noWebhooks:
+			sb.WriteString("- | ")
+		}
 		fmt.Fprintf(&sb, "%s |\n", target)
 	}
 	sb.WriteString("\nSpec changes at the same rate (a new image): p50 / p90 / p99.\n\n" +
 		"| rate | Application update → Deployment updated | → Deployment rolled out " +
-		"| → Application Ready with the new generation | floor: Deployment update → rolled out |\n" +
-		"|---:|---:|---:|---:|---:|\n")
+		"| → Application Ready with the new generation | floor: Deployment update → rolled out ")
+	if noWebhooks {
+		sb.WriteString("| webhooks off: → Deployment updated | webhooks off: → Ready ")
+	}
+	sb.WriteString("|\n|---:|---:|---:|---:|---:|")
+	if noWebhooks {
+		sb.WriteString("---:|---:|")
+	}
+	sb.WriteString("\n")
 	for _, r := range results {
-		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |\n", r.rate, r.updateDeployment.String(),
+		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |", r.rate, r.updateDeployment.String(),
 			r.updateRolledOut.String(), r.update.String(), r.floorUpdate.String())
+		switch {
+		case r.hasNoWebhooks:
+			fmt.Fprintf(&sb, " %s | %s%s |", r.noWebhooksChange.deployment.String(), r.noWebhooksChange.ready.String(),
+				busyMark(r.nwBusy))
+		case noWebhooks:
+			sb.WriteString(" - | - |")
+		}
+		sb.WriteString("\n")
 	}
 	sb.WriteString("\n" + renderChangeVerdicts(results) + "\n")
 	var stages []stageSummary
@@ -575,6 +689,15 @@ func renderPhaseCPU(results []steadyResult) string {
 
 func (l latencies) String() string {
 	return fmt.Sprintf("%s / %s / %s", dur(l.p50), dur(l.p90), dur(l.p99))
+}
+
+// busyMark marks a figure measured on a machine still busy when it started
+// (bench.settle's reason), which compares with nothing.
+func busyMark(busy string) string {
+	if busy != "" {
+		return " (" + busy + ")"
+	}
+	return ""
 }
 
 func backlogMark(b bool) string {

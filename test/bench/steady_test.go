@@ -102,6 +102,35 @@ func TestRenderSteadyAddsTheApplicationFloorWhenItRan(t *testing.T) {
 	}
 }
 
+func TestRenderSteadyAddsTheOperatorWithWebhooksOffWhenItRan(t *testing.T) {
+	l := func(p99 time.Duration) latencies { return latencies{p99 / 2, p99, p99} }
+	out := renderSteady([]steadyResult{
+		{rate: 5, items: 300, operator: l(time.Second), floor: l(200 * time.Millisecond),
+			update: l(900 * time.Millisecond), floorUpdate: l(300 * time.Millisecond),
+			noWebhooks: l(600 * time.Millisecond), hasNoWebhooks: true,
+			noWebhooksChange: specChange{deployment: l(80 * time.Millisecond), ready: l(700 * time.Millisecond)}},
+		{rate: 10, items: 600, operator: l(2 * time.Second), floor: l(time.Second),
+			noWebhooks: l(1500 * time.Millisecond), hasNoWebhooks: true, nwBacklog: true,
+			nwBusy: "machine still 99 % busy after 10m0s"},
+		{rate: 20, items: 1200, operator: l(time.Second), floor: l(time.Second)},
+	}, 5000, time.Minute)
+	containsAll(t, "the table", out,
+		"| floor p50 / p90 / p99 | operator, webhooks off p50 / p90 / p99 | operator p99 ≤ floor p99 + 1 s |",
+		"|---:|---:|---:|---:|---:|---|",
+		"| 5/s | 300 | 500 ms / 1000 ms / 1000 ms | 100 ms / 200 ms / 200 ms | 300 ms / 600 ms / 600 ms | met |",
+		"| 750 ms / 1500 ms / 1500 ms (backlog) (machine still 99 % busy after 10m0s) | met |",
+		"| 20/s | 1200 | 500 ms / 1000 ms / 1000 ms | 500 ms / 1000 ms / 1000 ms | - | met |",
+		"| floor: Deployment update → rolled out | webhooks off: → Deployment updated | webhooks off: → Ready |",
+		"|---:|---:|---:|---:|---:|---:|---:|",
+		"| 150 ms / 300 ms / 300 ms | 40 ms / 80 ms / 80 ms | 350 ms / 700 ms / 700 ms |",
+		"| 20/s | 0 ms / 0 ms / 0 ms | 0 ms / 0 ms / 0 ms | 0 ms / 0 ms / 0 ms | 0 ms / 0 ms / 0 ms | - | - |",
+	)
+	without := renderSteady([]steadyResult{{rate: 5, items: 300}}, 5000, time.Minute)
+	if strings.Contains(without, "webhooks off") {
+		t.Errorf("a run without the operator with webhooks off has its columns:\n%s", without)
+	}
+}
+
 func TestRenderSteadyShowsWhereCreatesWent(t *testing.T) {
 	op := stageSummary{variant: "operator at 5/s", n: 300}
 	op.seen[stageReady] = 300
