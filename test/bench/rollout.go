@@ -113,7 +113,7 @@ func renderChangeVerdicts(results []steadyResult) string {
 			continue
 		}
 		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |\n", r.rate,
-			latencyVerdict(r.update.p50, r.floorUpdate.p50), latencyVerdict(r.update.p99, r.floorUpdate.p99),
+			latencyVerdict(r.change.ready.p50, r.floorUpdate.p50), latencyVerdict(r.change.ready.p99, r.floorUpdate.p99),
 			writesVerdict(r.rollout), flapVerdict(r.rollout))
 	}
 	return strings.TrimSuffix(sb.String(), "\n")

@@ -53,10 +53,12 @@ func TestRolloutRecorderCountsStatusWritesAndFlaps(t *testing.T) {
 func TestRenderChangeVerdicts(t *testing.T) {
 	ms := func(v int) time.Duration { return time.Duration(v) * time.Millisecond }
 	out := renderChangeVerdicts([]steadyResult{
-		{rate: 5, update: latencies{p50: ms(800), p99: ms(4000)}, floorUpdate: latencies{p50: ms(300), p99: ms(2000)},
-			rollout: rolloutSummary{changes: 300, writes: 1.9}},
-		{rate: 10, update: latencies{p50: ms(700), p99: ms(2100)}, floorUpdate: latencies{p50: ms(300), p99: ms(2000)},
-			rollout: rolloutSummary{changes: 600, writes: 3.7, flapped: 12}},
+		{rate: 5, change: specChange{ready: latencies{p50: ms(800), p99: ms(4000)}},
+			floorUpdate: latencies{p50: ms(300), p99: ms(2000)},
+			rollout:     rolloutSummary{changes: 300, writes: 1.9}},
+		{rate: 10, change: specChange{ready: latencies{p50: ms(700), p99: ms(2100)}},
+			floorUpdate: latencies{p50: ms(300), p99: ms(2000)},
+			rollout:     rolloutSummary{changes: 600, writes: 3.7, flapped: 12}},
 		{rate: 20, busy: []string{"machine still 99 % busy after 10m0s"}},
 	})
 	for _, want := range []string{

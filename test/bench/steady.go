@@ -47,22 +47,13 @@ type steadyResult struct {
 	// after the operator is stopped; hasAppFloor tells it ran.
 	appFloor               latencies
 	afBacklog, hasAppFloor bool
-	// update is Application update → Ready with the new generation,
-	// updateDeployment the same update → the Deployment changed,
-	// updateRolledOut → that Deployment rolled out (kube-controller-manager
-	// done: what is left of update is the operator's status write), and
-	// floorUpdate a Deployment update → rolled out and available.
-	update, updateDeployment, updateRolledOut, floorUpdate latencies
-	// noWebhooks is the operator's create→Ready with its webhooks off
-	// (-webhooks-off), in a run of its own after the operator's, and
-	// noWebhooksChange its spec changes: against the operator's, the
-	// admission webhooks' share. hasNoWebhooks tells it ran; nwBusy says why
-	// it compares with nothing (it started on a busy machine).
-	noWebhooks       latencies
-	noWebhooksChange specChange
-	nwBacklog        bool
-	hasNoWebhooks    bool
-	nwBusy           string
+	// change is the Application spec changes at this rate, and floorUpdate
+	// a floor Deployment's update → rolled out and available.
+	change      specChange
+	floorUpdate latencies
+	// noWebhooks is the operator with its webhooks off (-webhooks-off), in
+	// a run of its own after the operator's; nil when it did not run.
+	noWebhooks *withoutWebhooks
 	// rollout is what the Application spec changes cost in status writes
 	// (rollout.go).
 	rollout rolloutSummary
@@ -74,6 +65,17 @@ type steadyResult struct {
 	// busy says why the rate's figures compare with nothing: a phase
 	// started on a busy machine (bench.settle).
 	busy []string
+}
+
+// withoutWebhooks is the operator's creates and spec changes at one rate
+// with its admission webhooks off: against the operator's, the webhooks'
+// share. busy says why it compares with nothing (it started on a busy
+// machine).
+type withoutWebhooks struct {
+	creates latencies
+	backlog bool
+	change  specChange
+	busy    string
 }
 
 // latencies are the p50, p90 and p99 of a set of durations.
@@ -332,11 +334,9 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 	if err := watchEach(writesCtx, b.c, single(opNS), &sunappsv1.ApplicationList{}, writes.seen); err != nil {
 		return res, err
 	}
-	change, err := b.specChanges(ctx, p, &res, opNS, "Application spec changes")
-	if err != nil {
+	if res.change, err = b.specChanges(ctx, p, &res, opNS, "Application spec changes"); err != nil {
 		return res, err
 	}
-	res.update, res.updateDeployment, res.updateRolledOut = change.ready, change.deployment, change.rolledOut
 
 	// The floor's Deployments changed the same way.
 	t, err = b.openLoopPhase(ctx, &res, n, flNS, "floor Deployment spec changes", &appsv1.DeploymentList{},
@@ -353,7 +353,7 @@ func (b *bench) steadyRate(ctx context.Context, p *proc, rate float64, n int) (s
 	logf("steady %g/s: %.2f status writes per spec change, Ready flapped for %d of %d", rate,
 		res.rollout.writes, res.rollout.flapped, res.rollout.changes)
 	logf("steady %g/s: create→Ready p99 operator %s, floor %s; spec change→Ready p99 operator %s, floor %s",
-		rate, dur(res.operator.p99), dur(res.floor.p99), dur(res.update.p99), dur(res.floorUpdate.p99))
+		rate, dur(res.operator.p99), dur(res.floor.p99), dur(res.change.ready.p99), dur(res.floorUpdate.p99))
 
 	for _, ns := range []string{opNS, flNS} {
 		if err := deleteNamespace(ctx, b.c, ns); err != nil {
@@ -439,18 +439,18 @@ func (b *bench) steadyNoWebhooks(ctx context.Context, p *proc, r *steadyResult) 
 	if err := createNamespace(ctx, b.c, ns); err != nil {
 		return err
 	}
-	r.nwBusy = b.settle(ctx, fmt.Sprintf("steady %g/s operator, webhooks off", r.rate), r.items)
+	nw := &withoutWebhooks{busy: b.settle(ctx, fmt.Sprintf("steady %g/s operator, webhooks off", r.rate), r.items)}
 	var err error
-	if r.noWebhooks, r.nwBacklog, err = b.operatorCreates(ctx, r, ns, "Applications (operator, webhooks off)",
+	if nw.creates, nw.backlog, err = b.operatorCreates(ctx, r, ns, "Applications (operator, webhooks off)",
 		"operator, webhooks off"); err != nil {
 		return err
 	}
-	if r.noWebhooksChange, err = b.specChanges(ctx, p, r, ns, "Application spec changes (webhooks off)"); err != nil {
+	if nw.change, err = b.specChanges(ctx, p, r, ns, "Application spec changes (webhooks off)"); err != nil {
 		return err
 	}
-	r.hasNoWebhooks = true
+	r.noWebhooks = nw
 	logf("steady %g/s: webhooks off: create→Ready p99 %s, spec change→Ready p99 %s", r.rate,
-		dur(r.noWebhooks.p99), dur(r.noWebhooksChange.ready.p99))
+		dur(nw.creates.p99), dur(nw.change.ready.p99))
 	return deleteNamespace(ctx, b.c, ns)
 }
 
@@ -582,7 +582,7 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 		"create→Ready p50 / p90 / p99 (the floor: its Deployment available). \"backlog\": latency grew over the "+
 		"window (the rate is above what it sustains).\n\n", window, base)
 	appFloor := slices.ContainsFunc(results, func(r steadyResult) bool { return r.hasAppFloor })
-	noWebhooks := slices.ContainsFunc(results, func(r steadyResult) bool { return r.hasNoWebhooks })
+	noWebhooks := slices.ContainsFunc(results, func(r steadyResult) bool { return r.noWebhooks != nil })
 	sb.WriteString("| rate | items | operator p50 / p90 / p99 | floor p50 / p90 / p99 ")
 	if appFloor {
 		sb.WriteString("| Application floor p50 / p90 / p99 ")
@@ -617,8 +617,9 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 			sb.WriteString("- | ")
 		}
 		switch {
-		case r.hasNoWebhooks:
-			fmt.Fprintf(&sb, "%s%s%s | ", r.noWebhooks.String(), backlogMark(r.nwBacklog), busyMark(r.nwBusy))
+		case r.noWebhooks != nil:
+			nw := r.noWebhooks
+			fmt.Fprintf(&sb, "%s%s%s | ", nw.creates.String(), backlogMark(nw.backlog), busyMark(nw.busy))
 		case noWebhooks:
 			sb.WriteString("- | ")
 		}
@@ -636,12 +637,12 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	}
 	sb.WriteString("\n")
 	for _, r := range results {
-		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |", r.rate, r.updateDeployment.String(),
-			r.updateRolledOut.String(), r.update.String(), r.floorUpdate.String())
+		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |", r.rate, r.change.deployment.String(),
+			r.change.rolledOut.String(), r.change.ready.String(), r.floorUpdate.String())
 		switch {
-		case r.hasNoWebhooks:
-			fmt.Fprintf(&sb, " %s | %s%s |", r.noWebhooksChange.deployment.String(), r.noWebhooksChange.ready.String(),
-				busyMark(r.nwBusy))
+		case r.noWebhooks != nil:
+			nw := r.noWebhooks
+			fmt.Fprintf(&sb, " %s | %s%s |", nw.change.deployment.String(), nw.change.ready.String(), busyMark(nw.busy))
 		case noWebhooks:
 			sb.WriteString(" - | - |")
 		}

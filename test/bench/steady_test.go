@@ -60,8 +60,8 @@ func TestRenderSteadyJudgesTheTarget(t *testing.T) {
 	l := func(p99 time.Duration) latencies { return latencies{p99 / 2, p99, p99} }
 	out := renderSteady([]steadyResult{
 		{rate: 5, items: 300, operator: l(3 * time.Second), floor: l(2500 * time.Millisecond),
-			updateDeployment: l(100 * time.Millisecond), updateRolledOut: l(time.Second),
-			update: l(2 * time.Second), floorUpdate: l(800 * time.Millisecond)},
+			change:      specChange{deployment: l(100 * time.Millisecond), rolledOut: l(time.Second), ready: l(2 * time.Second)},
+			floorUpdate: l(800 * time.Millisecond)},
 		{rate: 20, items: 1200, operator: l(5 * time.Second), floor: l(2 * time.Second)},
 		{rate: 50, items: 3000, operator: l(50 * time.Second), floor: l(40 * time.Second), flBacklog: true},
 		{rate: 7, items: 420, operator: l(1195*time.Millisecond + 300*time.Microsecond), floor: l(195 * time.Millisecond)},
@@ -106,12 +106,12 @@ func TestRenderSteadyAddsTheOperatorWithWebhooksOffWhenItRan(t *testing.T) {
 	l := func(p99 time.Duration) latencies { return latencies{p99 / 2, p99, p99} }
 	out := renderSteady([]steadyResult{
 		{rate: 5, items: 300, operator: l(time.Second), floor: l(200 * time.Millisecond),
-			update: l(900 * time.Millisecond), floorUpdate: l(300 * time.Millisecond),
-			noWebhooks: l(600 * time.Millisecond), hasNoWebhooks: true,
-			noWebhooksChange: specChange{deployment: l(80 * time.Millisecond), ready: l(700 * time.Millisecond)}},
+			change: specChange{ready: l(900 * time.Millisecond)}, floorUpdate: l(300 * time.Millisecond),
+			noWebhooks: &withoutWebhooks{creates: l(600 * time.Millisecond),
+				change: specChange{deployment: l(80 * time.Millisecond), ready: l(700 * time.Millisecond)}}},
 		{rate: 10, items: 600, operator: l(2 * time.Second), floor: l(time.Second),
-			noWebhooks: l(1500 * time.Millisecond), hasNoWebhooks: true, nwBacklog: true,
-			nwBusy: "machine still 99 % busy after 10m0s"},
+			noWebhooks: &withoutWebhooks{creates: l(1500 * time.Millisecond), backlog: true,
+				busy: "machine still 99 % busy after 10m0s"}},
 		{rate: 20, items: 1200, operator: l(time.Second), floor: l(time.Second)},
 	}, 5000, time.Minute)
 	containsAll(t, "the table", out,
