@@ -81,10 +81,12 @@ func (b *bench) runAppFloor(ctx context.Context, n int) (result, error) {
 }
 
 // appFloor is the Application floor's plain client: create makes an
-// Application and its children, and a watch of the Deployments in its
-// namespaces writes each Application's status once when its Deployment is
-// available (patchAppFloorStatus). The burst (runAppFloor) and the steady
-// rate (steadyAppFloor) share it.
+// Application and its children, change changes an Application's image and
+// its Deployment's, and a watch of the Deployments in its namespaces writes
+// each Application's status once per generation: when its Deployment is
+// available (generation 1), and when its changed Deployment is rolled out
+// (generation 2; patchAppFloorStatus). The burst (runAppFloor) and the
+// steady rate (steadyAppFloor) share it.
 type appFloor struct {
 	c client.Client
 	// ctx ends with the first status write that fails (its cause), or
@@ -93,18 +95,33 @@ type appFloor struct {
 	clusterIPs sync.Map // "namespace/name" of an Application → its Service's clusterIP
 }
 
+// floorDone is a Deployment of the Application floor that reached what its
+// Application's generation asks: available (1), or rolled out with the
+// changed image (2).
+type floorDone struct {
+	d          *appsv1.Deployment
+	generation int64
+}
+
 // startAppFloor starts the Application floor's status writers for up to n
-// Applications in ns; stop ends them.
+// Applications in ns, each created and changed at most once; stop ends them.
 func startAppFloor(ctx context.Context, c client.WithWatch, ns spread, n int) (f *appFloor, stop func(), err error) {
 	wctx, cancel := context.WithCancel(ctx)
-	available := make(chan *appsv1.Deployment, n)
+	done := make(chan floorDone, 2*n)
 	var seen sync.Map
 	onDeployment := func(o client.Object) bool {
 		d := o.(*appsv1.Deployment)
-		if deploymentAvailable(d) {
-			if _, dup := seen.LoadOrStore(d.Namespace+"/"+d.Name, true); !dup {
-				available <- d.DeepCopy()
-			}
+		var generation int64
+		switch {
+		case deploymentRolledOut(d):
+			generation = 2
+		case deploymentAvailable(d) && !deploymentUpdated(d):
+			generation = 1
+		default:
+			return false
+		}
+		if _, dup := seen.LoadOrStore(fmt.Sprintf("%s/%s/%d", d.Namespace, d.Name, generation), true); !dup {
+			done <- floorDone{d: d.DeepCopy(), generation: generation}
 		}
 		return false
 	}
@@ -121,10 +138,10 @@ func startAppFloor(ctx context.Context, c client.WithWatch, ns spread, n int) (f
 				select {
 				case <-pctx.Done():
 					return
-				case d := <-available:
-					ip, _ := f.clusterIPs.Load(d.Namespace + "/" + d.Name)
-					if err := patchAppFloorStatus(pctx, c, d, ip.(string)); err != nil {
-						fail(fmt.Errorf("writing the status of %s: %w", d.Name, err))
+				case fd := <-done:
+					ip, _ := f.clusterIPs.Load(fd.d.Namespace + "/" + fd.d.Name)
+					if err := patchAppFloorStatus(pctx, c, fd.d, ip.(string), fd.generation); err != nil {
+						fail(fmt.Errorf("writing the status of %s: %w", fd.d.Name, err))
 					}
 				}
 			}
@@ -155,6 +172,19 @@ func (f *appFloor) create(ctx context.Context, ns, name string) error {
 	return nil
 }
 
+// change makes the steady rate's spec change of the Application name in ns
+// (the same patch as the operator's Applications get), then the change it
+// asks of its Deployment: the Application API's own writes for a new image,
+// with no reconcile, no apply and no event.
+func (f *appFloor) change(ctx context.Context, ns, name string) error {
+	if err := f.c.Patch(ctx, &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}},
+		client.RawPatch(types.MergePatchType, applicationImagePatch(name))); err != nil {
+		return err
+	}
+	return f.c.Patch(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}},
+		client.RawPatch(types.StrategicMergePatchType, deploymentImagePatch()))
+}
+
 // failure is err, or the failed status write that ended f.ctx, unless the
 // caller's ctx ended first.
 func (f *appFloor) failure(ctx context.Context, err error) error {
@@ -165,30 +195,31 @@ func (f *appFloor) failure(ctx context.Context, err error) error {
 }
 
 // patchAppFloorStatus writes the status the operator would write for the
-// Application of the available Deployment d: its status mirrored, the
-// Service's clusterIP, and the four conditions.
-func patchAppFloorStatus(ctx context.Context, c client.Client, d *appsv1.Deployment, clusterIP string) error {
+// Application of d, at generation, once d is available (or rolled out):
+// its status mirrored, the Service's clusterIP, and the four conditions.
+func patchAppFloorStatus(ctx context.Context, c client.Client, d *appsv1.Deployment, clusterIP string,
+	generation int64) error {
 	now := metav1.Now()
 	mirror := func(typ string, from appsv1.DeploymentConditionType) metav1.Condition {
 		for _, dc := range d.Status.Conditions {
 			if dc.Type == from {
 				return metav1.Condition{Type: typ, Status: metav1.ConditionStatus(dc.Status), Reason: dc.Reason,
-					Message: dc.Message, ObservedGeneration: 1, LastTransitionTime: now}
+					Message: dc.Message, ObservedGeneration: generation, LastTransitionTime: now}
 			}
 		}
 		return metav1.Condition{Type: typ, Status: metav1.ConditionUnknown, Reason: "Unknown",
-			ObservedGeneration: 1, LastTransitionTime: now}
+			ObservedGeneration: generation, LastTransitionTime: now}
 	}
 	status := sunappsv1.ApplicationStatus{
 		Workflow:           sunappsv1.NewWorkflowStatus(&d.Status),
 		ClusterIP:          clusterIP,
 		Selector:           metav1.FormatLabelSelector(d.Spec.Selector),
-		ObservedGeneration: 1,
+		ObservedGeneration: generation,
 		Conditions: []metav1.Condition{
 			mirror(sunappsv1.ConditionAvailable, appsv1.DeploymentAvailable),
 			mirror(sunappsv1.ConditionProgressing, appsv1.DeploymentProgressing),
 			{Type: sunappsv1.ConditionReady, Status: metav1.ConditionTrue, Reason: sunappsv1.ReasonReady,
-				Message: "1 of 1 Pods available", ObservedGeneration: 1, LastTransitionTime: now},
+				Message: "1 of 1 Pods available", ObservedGeneration: generation, LastTransitionTime: now},
 		},
 	}
 	patch, err := json.Marshal(map[string]any{"status": status})

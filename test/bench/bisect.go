@@ -125,7 +125,7 @@ func (b *bench) runBisect(ctx context.Context, spec bisectSpec) (bisectResult, e
 	window := b.cfg.rateWindow
 	rate, probes, err := bisectRate(spec, func(rate float64) (probe, error) {
 		r := steadyResult{rate: rate, items: int(math.Ceil(rate * window.Seconds()))}
-		if err := b.steadyAppFloor(ctx, &r); err != nil {
+		if err := b.steadyAppFloor(ctx, &r, false); err != nil {
 			if !overloaded(err) || ctx.Err() != nil {
 				return probe{}, err
 			}

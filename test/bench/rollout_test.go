@@ -55,7 +55,8 @@ func TestRenderChangeVerdicts(t *testing.T) {
 	out := renderChangeVerdicts([]steadyResult{
 		{rate: 5, change: specChange{ready: latencies{p50: ms(800), p99: ms(4000)}},
 			floorUpdate: latencies{p50: ms(300), p99: ms(2000)},
-			rollout:     rolloutSummary{changes: 300, writes: 1.9}},
+			rollout:     rolloutSummary{changes: 300, writes: 1.9},
+			afChange:    &latencies{p50: ms(900), p99: ms(3000)}},
 		{rate: 10, change: specChange{ready: latencies{p50: ms(700), p99: ms(2100)}},
 			floorUpdate: latencies{p50: ms(300), p99: ms(2000)},
 			rollout:     rolloutSummary{changes: 600, writes: 3.7, flapped: 12}},
@@ -65,9 +66,18 @@ func TestRenderChangeVerdicts(t *testing.T) {
 		"| 5/s | 800 ms / 800 ms: met | 4000 ms / 2500 ms: **missed** by 1500 ms | 1.90 over 300: met | 0: met |",
 		"| 10/s | 700 ms / 800 ms: met | 2100 ms / 2500 ms: met | 3.70 over 600: **missed** | 12 of 600: **missed** |",
 		"| 20/s | no verdict: machine still 99 % busy after 10m0s |",
+		"| rate | p50 operator / Application floor | p99 operator / Application floor |",
+		"| 5/s | 800 ms / 900 ms (-100 ms) | 4000 ms / 3000 ms (+1000 ms) |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "| 10/s | 700 ms / 0 ms") {
+		t.Errorf("a rate without the Application floor's changes is compared with it:\n%s", out)
+	}
+	without := renderChangeVerdicts([]steadyResult{{rate: 5, rollout: rolloutSummary{changes: 300, writes: 2}}})
+	if strings.Contains(without, "Application floor") {
+		t.Errorf("a run without the Application floor's changes has its table:\n%s", without)
 	}
 }

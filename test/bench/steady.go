@@ -47,6 +47,11 @@ type steadyResult struct {
 	// after the operator is stopped; hasAppFloor tells it ran.
 	appFloor               latencies
 	afBacklog, hasAppFloor bool
+	// afChange is the Application floor's spec change → Ready with the new
+	// generation (its patch, its Deployment's, one status write once rolled
+	// out): what the operator's changes take over the Application API's own
+	// writes. nil when it did not run (the bisect's probes make none).
+	afChange *latencies
 	// change is the Application spec changes at this rate, and floorUpdate
 	// a floor Deployment's update → rolled out and available.
 	change      specChange
@@ -244,7 +249,7 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 			return results, err
 		}
 		for i := range results {
-			if err := b.steadyAppFloor(ctx, &results[i]); err != nil {
+			if err := b.steadyAppFloor(ctx, &results[i], true); err != nil {
 				return results, err
 			}
 		}
@@ -258,8 +263,10 @@ func (b *bench) runSteady(ctx context.Context) ([]steadyResult, error) {
 
 // steadyAppFloor measures the Application floor at r's rate: r.items
 // Applications created open-loop by its plain client, each with its
-// children, and its status written when its Deployment is available.
-func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult) error {
+// children, and its status written when its Deployment is available; with
+// changes, then each one's image changed at the same rate, its status
+// written when its Deployment is rolled out.
+func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult, changes bool) error {
 	ns := appFloorNamespace(r.rate)
 	if err := createNamespace(ctx, b.c, ns); err != nil {
 		return err
@@ -281,6 +288,16 @@ func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult) error {
 	r.appFloor, r.afBacklog, r.hasAppFloor = summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(r.items)), true
 	r.stages = append(r.stages, stages.summarize(t, fmt.Sprintf("Application floor at %g/s", r.rate), r.items, stageReady))
 	logf("steady %g/s: create→Ready p99 Application floor %s", r.rate, dur(r.appFloor.p99))
+	if changes {
+		t, err := b.openLoopPhase(f.ctx, r, r.items, ns, "Application floor spec changes", &sunappsv1.ApplicationList{},
+			changedReady, nil, func(ctx context.Context, i int) error { return f.change(ctx, ns, itemName(i)) })
+		if err != nil {
+			return f.failure(ctx, err)
+		}
+		change := summarizeLatencies(t.latencies())
+		r.afChange = &change
+		logf("steady %g/s: spec change→Ready p99 Application floor %s", r.rate, dur(change.p99))
+	}
 	return deleteNamespace(ctx, b.c, ns)
 }
 
@@ -406,11 +423,7 @@ func (b *bench) specChanges(ctx context.Context, p *proc, res *steadyResult, ns,
 	}
 	before, _ := p.metrics()
 	t, err := b.openLoopPhase(ctx, res, n, ns, what, &sunappsv1.ApplicationList{},
-		func(o client.Object) bool {
-			app := o.(*sunappsv1.Application)
-			return app.Generation > 1 && app.Status.ObservedGeneration >= app.Generation &&
-				meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)
-		}, nil, func(ctx context.Context, i int) error {
+		changedReady, nil, func(ctx context.Context, i int) error {
 			now := time.Now()
 			changed.markCreated(itemName(i), now)
 			rolled.markCreated(itemName(i), now)
@@ -428,6 +441,14 @@ func (b *bench) specChanges(ctx context.Context, p *proc, res *steadyResult, ns,
 		rolledOut:  summarizeLatencies(rolled.latencies()),
 		ready:      summarizeLatencies(t.latencies()),
 	}, nil
+}
+
+// changedReady is true once a changed Application is Ready with its new
+// generation.
+func changedReady(o client.Object) bool {
+	app := o.(*sunappsv1.Application)
+	return app.Generation > 1 && app.Status.ObservedGeneration >= app.Generation &&
+		meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionReady)
 }
 
 // steadyNoWebhooks measures the operator with its webhooks off (p, started
@@ -628,10 +649,17 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	sb.WriteString("\nSpec changes at the same rate (a new image): p50 / p90 / p99.\n\n" +
 		"| rate | Application update → Deployment updated | → Deployment rolled out " +
 		"| → Application Ready with the new generation | floor: Deployment update → rolled out ")
+	afChange := slices.ContainsFunc(results, func(r steadyResult) bool { return r.afChange != nil })
+	if afChange {
+		sb.WriteString("| Application floor: update → Ready ")
+	}
 	if noWebhooks {
 		sb.WriteString("| webhooks off: → Deployment updated | webhooks off: → Ready ")
 	}
 	sb.WriteString("|\n|---:|---:|---:|---:|---:|")
+	if afChange {
+		sb.WriteString("---:|")
+	}
 	if noWebhooks {
 		sb.WriteString("---:|---:|")
 	}
@@ -639,6 +667,12 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	for _, r := range results {
 		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |", r.rate, r.change.deployment.String(),
 			r.change.rolledOut.String(), r.change.ready.String(), r.floorUpdate.String())
+		switch {
+		case r.afChange != nil:
+			fmt.Fprintf(&sb, " %s |", r.afChange.String())
+		case afChange:
+			sb.WriteString(" - |")
+		}
 		switch {
 		case r.noWebhooks != nil:
 			nw := r.noWebhooks

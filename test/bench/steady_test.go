@@ -84,7 +84,8 @@ func TestRenderSteadyAddsTheApplicationFloorWhenItRan(t *testing.T) {
 	l := func(p99 time.Duration) latencies { return latencies{p99 / 2, p99, p99} }
 	out := renderSteady([]steadyResult{
 		{rate: 5, items: 300, operator: l(time.Second), floor: l(200 * time.Millisecond),
-			appFloor: l(400 * time.Millisecond), hasAppFloor: true},
+			appFloor: l(400 * time.Millisecond), hasAppFloor: true,
+			change: specChange{ready: l(900 * time.Millisecond)}, afChange: new(l(600 * time.Millisecond))},
 		{rate: 10, items: 600, operator: l(20 * time.Second), floor: l(2 * time.Second), opBacklog: true,
 			appFloor: l(9 * time.Second), afBacklog: true, hasAppFloor: true},
 		{rate: 20, items: 1200, operator: l(time.Second), floor: l(time.Second)},
@@ -95,6 +96,9 @@ func TestRenderSteadyAddsTheApplicationFloorWhenItRan(t *testing.T) {
 		"| 5/s | 300 | 500 ms / 1000 ms / 1000 ms | 100 ms / 200 ms / 200 ms | 200 ms / 400 ms / 400 ms | met |",
 		"| 4500 ms / 9000 ms / 9000 ms (backlog) | **missed** by 17.0 s |",
 		"| 20/s | 1200 | 500 ms / 1000 ms / 1000 ms | 500 ms / 1000 ms / 1000 ms | - | met |",
+		"| floor: Deployment update → rolled out | Application floor: update → Ready |\n|---:|---:|---:|---:|---:|---:|",
+		"| 450 ms / 900 ms / 900 ms | 0 ms / 0 ms / 0 ms | 300 ms / 600 ms / 600 ms |",
+		"| 10/s | 0 ms / 0 ms / 0 ms | 0 ms / 0 ms / 0 ms | 0 ms / 0 ms / 0 ms | 0 ms / 0 ms / 0 ms | - |",
 	)
 	without := renderSteady([]steadyResult{{rate: 5, items: 300}}, 5000, time.Minute)
 	if strings.Contains(without, "Application floor") {
