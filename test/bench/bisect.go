@@ -142,8 +142,9 @@ func (b *bench) runBisect(ctx context.Context, spec bisectSpec) (bisectResult, e
 			logf("bisect %g/s: %s (the probe counts anyway: a busy start lengthens, never shortens, latencies)",
 				rate, strings.Join(r.busy, "; "))
 		}
-		logf("bisect %g/s: Application floor p99 %s, backlog %v", rate, dur(r.appFloor.p99), r.afBacklog)
-		return probe{rate: rate, p99: r.appFloor.p99, backlog: r.afBacklog}, nil
+		af := r.appFloor.creates
+		logf("bisect %g/s: Application floor p99 %s, backlog %v", rate, dur(af.p99), r.appFloor.backlog)
+		return probe{rate: rate, p99: af.p99, backlog: r.appFloor.backlog}, nil
 	})
 	res.rate, res.probes = rate, probes
 	if err != nil || rate == 0 {

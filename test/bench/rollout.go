@@ -117,18 +117,19 @@ func renderChangeVerdicts(results []steadyResult) string {
 			latencyVerdict(r.change.ready.p50, r.floorUpdate.p50), latencyVerdict(r.change.ready.p99, r.floorUpdate.p99),
 			writesVerdict(r.rollout), flapVerdict(r.rollout))
 	}
-	if slices.ContainsFunc(results, func(r steadyResult) bool { return r.afChange != nil }) {
+	if slices.ContainsFunc(results, func(r steadyResult) bool { return r.afChange() != nil }) {
 		sb.WriteString("\nWhat the operator's spec changes take over the Application API's own writes: the " +
 			"Application floor's change (its patch, its Deployment's, one status write once rolled out; no " +
 			"controller, measured after the operator's on the same cluster), Application update → Ready with " +
 			"the new generation:\n\n| rate | p50 operator / Application floor | p99 operator / Application floor |\n" +
 			"|---:|---|---|\n")
 		for _, r := range results {
-			if r.afChange == nil {
+			af := r.afChange()
+			if af == nil {
 				continue
 			}
-			fmt.Fprintf(&sb, "| %g/s | %s | %s |\n", r.rate, overFloor(r.change.ready.p50, r.afChange.p50),
-				overFloor(r.change.ready.p99, r.afChange.p99))
+			fmt.Fprintf(&sb, "| %g/s | %s | %s |\n", r.rate, overFloor(r.change.ready.p50, af.p50),
+				overFloor(r.change.ready.p99, af.p99))
 		}
 	}
 	return strings.TrimSuffix(sb.String(), "\n")

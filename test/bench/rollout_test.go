@@ -56,7 +56,7 @@ func TestRenderChangeVerdicts(t *testing.T) {
 		{rate: 5, change: specChange{ready: latencies{p50: ms(800), p99: ms(4000)}},
 			floorUpdate: latencies{p50: ms(300), p99: ms(2000)},
 			rollout:     rolloutSummary{changes: 300, writes: 1.9},
-			afChange:    &latencies{p50: ms(900), p99: ms(3000)}},
+			appFloor:    &appFloorAtRate{change: &latencies{p50: ms(900), p99: ms(3000)}}},
 		{rate: 10, change: specChange{ready: latencies{p50: ms(700), p99: ms(2100)}},
 			floorUpdate: latencies{p50: ms(300), p99: ms(2000)},
 			rollout:     rolloutSummary{changes: 600, writes: 3.7, flapped: 12}},

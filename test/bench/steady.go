@@ -42,16 +42,10 @@ type steadyResult struct {
 	items                int
 	operator, floor      latencies
 	opBacklog, flBacklog bool
-	// appFloor is the Application floor's create→Ready at the same rate
-	// (appfloor.go: the Application API's own writes, no controller), run
-	// after the operator is stopped; hasAppFloor tells it ran.
-	appFloor               latencies
-	afBacklog, hasAppFloor bool
-	// afChange is the Application floor's spec change → Ready with the new
-	// generation (its patch, its Deployment's, one status write once rolled
-	// out): what the operator's changes take over the Application API's own
-	// writes. nil when it did not run (the bisect's probes make none).
-	afChange *latencies
+	// appFloor is the Application floor at the same rate (appfloor.go: the
+	// Application API's own writes, no controller), run after the operator
+	// is stopped; nil when it did not run.
+	appFloor *appFloorAtRate
 	// change is the Application spec changes at this rate, and floorUpdate
 	// a floor Deployment's update → rolled out and available.
 	change      specChange
@@ -70,6 +64,26 @@ type steadyResult struct {
 	// busy says why the rate's figures compare with nothing: a phase
 	// started on a busy machine (bench.settle).
 	busy []string
+}
+
+// appFloorAtRate is the Application floor's creates at one rate, their
+// create→Ready and whether they backlogged, and its spec changes.
+type appFloorAtRate struct {
+	creates latencies
+	backlog bool
+	// change is its spec change → Ready with the new generation (its
+	// patch, its Deployment's, one status write once rolled out): what the
+	// operator's changes take over the Application API's own writes. nil
+	// when it made none (the bisect's probes).
+	change *latencies
+}
+
+// afChange is r's Application floor spec changes, nil when none ran.
+func (r steadyResult) afChange() *latencies {
+	if r.appFloor == nil {
+		return nil
+	}
+	return r.appFloor.change
 }
 
 // withoutWebhooks is the operator's creates and spec changes at one rate
@@ -285,9 +299,10 @@ func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult, changes boo
 	if err != nil {
 		return f.failure(ctx, err)
 	}
-	r.appFloor, r.afBacklog, r.hasAppFloor = summarizeLatencies(t.latencies()), backlogged(t.createdInOrder(r.items)), true
+	af := &appFloorAtRate{creates: summarizeLatencies(t.latencies()), backlog: backlogged(t.createdInOrder(r.items))}
+	r.appFloor = af
 	r.stages = append(r.stages, stages.summarize(t, fmt.Sprintf("Application floor at %g/s", r.rate), r.items, stageReady))
-	logf("steady %g/s: create→Ready p99 Application floor %s", r.rate, dur(r.appFloor.p99))
+	logf("steady %g/s: create→Ready p99 Application floor %s", r.rate, dur(af.creates.p99))
 	if changes {
 		t, err := b.openLoopPhase(f.ctx, r, r.items, ns, "Application floor spec changes", &sunappsv1.ApplicationList{},
 			changedReady, nil, func(ctx context.Context, i int) error { return f.change(ctx, ns, itemName(i)) })
@@ -295,7 +310,7 @@ func (b *bench) steadyAppFloor(ctx context.Context, r *steadyResult, changes boo
 			return f.failure(ctx, err)
 		}
 		change := summarizeLatencies(t.latencies())
-		r.afChange = &change
+		af.change = &change
 		logf("steady %g/s: spec change→Ready p99 Application floor %s", r.rate, dur(change.p99))
 	}
 	return deleteNamespace(ctx, b.c, ns)
@@ -602,7 +617,7 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	fmt.Fprintf(&sb, "Steady rate: open-loop creates for %s on a cluster holding %d converged Applications; "+
 		"create→Ready p50 / p90 / p99 (the floor: its Deployment available). \"backlog\": latency grew over the "+
 		"window (the rate is above what it sustains).\n\n", window, base)
-	appFloor := slices.ContainsFunc(results, func(r steadyResult) bool { return r.hasAppFloor })
+	appFloor := slices.ContainsFunc(results, func(r steadyResult) bool { return r.appFloor != nil })
 	noWebhooks := slices.ContainsFunc(results, func(r steadyResult) bool { return r.noWebhooks != nil })
 	sb.WriteString("| rate | items | operator p50 / p90 / p99 | floor p50 / p90 / p99 ")
 	if appFloor {
@@ -632,8 +647,8 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 		fmt.Fprintf(&sb, "| %g/s | %d | %s%s | %s%s | ", r.rate, r.items, r.operator.String(),
 			backlogMark(r.opBacklog), r.floor.String(), backlogMark(r.flBacklog))
 		switch {
-		case r.hasAppFloor:
-			fmt.Fprintf(&sb, "%s%s | ", r.appFloor.String(), backlogMark(r.afBacklog))
+		case r.appFloor != nil:
+			fmt.Fprintf(&sb, "%s%s | ", r.appFloor.creates.String(), backlogMark(r.appFloor.backlog))
 		case appFloor:
 			sb.WriteString("- | ")
 		}
@@ -649,7 +664,7 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 	sb.WriteString("\nSpec changes at the same rate (a new image): p50 / p90 / p99.\n\n" +
 		"| rate | Application update → Deployment updated | → Deployment rolled out " +
 		"| → Application Ready with the new generation | floor: Deployment update → rolled out ")
-	afChange := slices.ContainsFunc(results, func(r steadyResult) bool { return r.afChange != nil })
+	afChange := slices.ContainsFunc(results, func(r steadyResult) bool { return r.afChange() != nil })
 	if afChange {
 		sb.WriteString("| Application floor: update → Ready ")
 	}
@@ -668,8 +683,8 @@ func renderSteady(results []steadyResult, base int, window time.Duration) string
 		fmt.Fprintf(&sb, "| %g/s | %s | %s | %s | %s |", r.rate, r.change.deployment.String(),
 			r.change.rolledOut.String(), r.change.ready.String(), r.floorUpdate.String())
 		switch {
-		case r.afChange != nil:
-			fmt.Fprintf(&sb, " %s |", r.afChange.String())
+		case r.afChange() != nil:
+			fmt.Fprintf(&sb, " %s |", r.afChange().String())
 		case afChange:
 			sb.WriteString(" - |")
 		}

@@ -84,10 +84,10 @@ func TestRenderSteadyAddsTheApplicationFloorWhenItRan(t *testing.T) {
 	l := func(p99 time.Duration) latencies { return latencies{p99 / 2, p99, p99} }
 	out := renderSteady([]steadyResult{
 		{rate: 5, items: 300, operator: l(time.Second), floor: l(200 * time.Millisecond),
-			appFloor: l(400 * time.Millisecond), hasAppFloor: true,
-			change: specChange{ready: l(900 * time.Millisecond)}, afChange: new(l(600 * time.Millisecond))},
+			appFloor: &appFloorAtRate{creates: l(400 * time.Millisecond), change: new(l(600 * time.Millisecond))},
+			change:   specChange{ready: l(900 * time.Millisecond)}},
 		{rate: 10, items: 600, operator: l(20 * time.Second), floor: l(2 * time.Second), opBacklog: true,
-			appFloor: l(9 * time.Second), afBacklog: true, hasAppFloor: true},
+			appFloor: &appFloorAtRate{creates: l(9 * time.Second), backlog: true}},
 		{rate: 20, items: 1200, operator: l(time.Second), floor: l(time.Second)},
 	}, 5000, time.Minute)
 	containsAll(t, "the table", out,
