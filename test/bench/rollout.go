@@ -128,6 +128,10 @@ func renderChangeVerdicts(results []steadyResult) string {
 			if af == nil {
 				continue
 			}
+			if len(r.busy) > 0 {
+				fmt.Fprintf(&sb, "| %g/s | no comparison: %s | |\n", r.rate, strings.Join(r.busy, "; "))
+				continue
+			}
 			fmt.Fprintf(&sb, "| %g/s | %s | %s |\n", r.rate, overFloor(r.change.ready.p50, af.p50),
 				overFloor(r.change.ready.p99, af.p99))
 		}

@@ -60,7 +60,9 @@ func TestRenderChangeVerdicts(t *testing.T) {
 		{rate: 10, change: specChange{ready: latencies{p50: ms(700), p99: ms(2100)}},
 			floorUpdate: latencies{p50: ms(300), p99: ms(2000)},
 			rollout:     rolloutSummary{changes: 600, writes: 3.7, flapped: 12}},
-		{rate: 20, busy: []string{"machine still 99 % busy after 10m0s"}},
+		{rate: 20, busy: []string{"machine still 99 % busy after 10m0s"},
+			change:   specChange{ready: latencies{p50: ms(600), p99: ms(1200)}},
+			appFloor: &appFloorAtRate{change: &latencies{p50: ms(500), p99: ms(1100)}}},
 	})
 	for _, want := range []string{
 		"| 5/s | 800 ms / 800 ms: met | 4000 ms / 2500 ms: **missed** by 1500 ms | 1.90 over 300: met | 0: met |",
@@ -68,10 +70,14 @@ func TestRenderChangeVerdicts(t *testing.T) {
 		"| 20/s | no verdict: machine still 99 % busy after 10m0s |",
 		"| rate | p50 operator / Application floor | p99 operator / Application floor |",
 		"| 5/s | 800 ms / 900 ms (-100 ms) | 4000 ms / 3000 ms (+1000 ms) |",
+		"| 20/s | no comparison: machine still 99 % busy after 10m0s | |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "| 20/s | 600 ms") {
+		t.Errorf("a rate that started on a busy machine is compared with the Application floor:\n%s", out)
 	}
 	if strings.Contains(out, "| 10/s | 700 ms / 0 ms") {
 		t.Errorf("a rate without the Application floor's changes is compared with it:\n%s", out)
