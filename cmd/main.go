@@ -35,10 +35,13 @@ import (
 	// to ensure that exec-entrypoint and run can make use of them.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -55,6 +58,7 @@ import (
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/access"
 	"sunstrider.cn/operator/internal/certs"
+	controllers "sunstrider.cn/operator/internal/controller"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 	examplecontroller "sunstrider.cn/operator/internal/controller/example"
 	poccontroller "sunstrider.cn/operator/internal/controller/poc"
@@ -337,6 +341,14 @@ func run(o *options, level atomicLevel) error {
 		RetryPeriod:                   &o.retryPeriod,
 		GracefulShutdownTimeout:       &o.gracefulShutdownTimeout,
 		Cache:                         live.cacheOptions(),
+		// Owns asks for the owner's scope at every event of a child.
+		MapperProvider: func(c *rest.Config, h *http.Client) (meta.RESTMapper, error) {
+			mapper, err := apiutil.NewDynamicRESTMapper(c, h)
+			if err != nil {
+				return nil, err
+			}
+			return controllers.MemoizeMappings(mapper), nil
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
