@@ -140,7 +140,9 @@ func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, kind := range c.kinds {
 		ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 		list := kind.NewList()
-		err := c.reader.List(ctx, list)
+		// Only read: the cache's own objects, not a copy of each at
+		// every scrape.
+		err := c.reader.List(ctx, list, client.UnsafeDisableDeepCopy)
 		cancel()
 		if err != nil {
 			// An invalid metric would fail the whole scrape (the metrics
