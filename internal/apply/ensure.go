@@ -76,6 +76,10 @@ type Applier struct {
 	// until its cache holds them (CreatedChildren); Observe vouches for
 	// them meanwhile.
 	Created *CreatedChildren
+	// Synced, when set, remembers the children found to hold what they
+	// should (SyncedChildren), so that a child unchanged since is not
+	// compared in full again.
+	Synced *SyncedChildren
 	// Remembered is set by Observe when it vouched for a child the cache
 	// does not hold yet: how much longer it does. The reconcile looks
 	// again by then (controller.Children.Result), in case the child went
@@ -203,7 +207,7 @@ func (a *Applier) update(ctx context.Context, desired, live client.Object) (Outc
 	key := client.ObjectKeyFromObject(desired)
 	kind := desired.GetObjectKind().GroupVersionKind().Kind
 	out := Outcome{Live: live, Action: Updated}
-	drifted, foreign, err := Drifted(desired, live)
+	drifted, foreign, err := a.Synced.Drifted(desired, live)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -386,18 +390,7 @@ func replaced(err error) bool {
 // inside the operator's domain that another manager owns (foreign; such
 // fields must be taken over before an apply can remove them).
 func Drifted(desired, live client.Object) (drifted, foreign bool, err error) {
-	fields, err := ForeignFields(live)
-	if err != nil {
-		return false, false, err
-	}
-	if len(fields) > 0 {
-		return true, true, nil
-	}
-	inSync, err := InSync(desired, live)
-	if err != nil {
-		return false, false, err
-	}
-	return !inSync, false, nil
+	return (*SyncedChildren)(nil).Drifted(desired, live)
 }
 
 // readFull reads the child live names from the API server, with the

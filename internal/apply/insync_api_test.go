@@ -92,12 +92,16 @@ func TestDriftedAgreesWithAPIServer(t *testing.T) {
 	wg.Wait()
 	t.Logf("seed %d: %d cases in %s: %d mutations refused by validation, %d drifted (%d with foreign fields, "+
 		"%d of them ownership only), %d in sync; %d missed drifts, %d needless writes, %d not steady after the restore; "+
-		"%d restores refused, their node port still held",
+		"%d restores refused, their node port still held; %d decisions after the mutation answered by SyncedChildren",
 		seed, h.ran.Load(), time.Since(start).Round(time.Millisecond), h.refused.Load(), h.drifted.Load(),
 		h.foreign.Load(), h.ownershipOnly.Load(), h.inSync.Load(), h.missed.Load(), h.needless.Load(), h.unsteady.Load(),
-		h.portHeld.Load())
+		h.portHeld.Load(), h.remembered.Load())
 	if only < 0 {
 		checkOutcomes(t, cases, int(h.ran.Load()), int(h.refused.Load()))
+		// The memory must have answered, or it is not judged.
+		if h.remembered.Load() == 0 {
+			t.Errorf("SyncedChildren answered no decision after a mutation: its answers are not judged")
+		}
 	}
 }
 
@@ -160,6 +164,9 @@ type fuzzHarness struct {
 
 	ran, refused, drifted, foreign, ownershipOnly, inSync atomic.Int32
 	missed, needless, unsteady                            atomic.Int32
+	// remembered counts the cases whose decision after the mutation
+	// SyncedChildren answered without InSync.
+	remembered atomic.Int32
 }
 
 // child is one generated child: how to build it again (desired is consumed
@@ -205,7 +212,10 @@ func (h *fuzzHarness) run(ctx context.Context, i int) error {
 		_ = h.c.Delete(context.WithoutCancel(ctx), named(ch, key))
 	}()
 
-	created, err := h.create(ctx, ch, key)
+	// The operator's memory of the children found in sync, as one
+	// controller's: decisions it answers are judged like the others.
+	synced := &apply.SyncedChildren{}
+	created, err := h.create(ctx, ch, key, synced)
 	if err != nil {
 		return err
 	}
@@ -214,7 +224,7 @@ func (h *fuzzHarness) run(ctx context.Context, i int) error {
 		return err
 	}
 	h.ran.Add(1)
-	return h.judge(ctx, ch, key, done)
+	return h.judge(ctx, ch, key, done, synced)
 }
 
 func named(ch child, key client.ObjectKey) client.Object {
@@ -226,7 +236,7 @@ func named(ch child, key client.ObjectKey) client.Object {
 
 // create makes the child as the operator does, and checks the operator
 // sees no drift in what it just wrote.
-func (h *fuzzHarness) create(ctx context.Context, ch child, key client.ObjectKey) (client.Object, error) {
+func (h *fuzzHarness) create(ctx context.Context, ch child, key client.ObjectKey, synced *apply.SyncedChildren) (client.Object, error) {
 	applier := &apply.Applier{Client: h.c, APIReader: h.c}
 	if out, err := applier.Write(ctx, ch.desired(), nil); err != nil || out.Rejected != nil {
 		return nil, fmt.Errorf("creating %s: %v %v\n%s", key.Name, err, out.Rejected, dump(ch.desired()))
@@ -235,7 +245,7 @@ func (h *fuzzHarness) create(ctx context.Context, ch child, key client.ObjectKey
 	if err := h.c.Get(ctx, key, created); err != nil {
 		return nil, err
 	}
-	if drifted, _, err := decide(ch.desired(), created); err != nil || drifted {
+	if drifted, _, err := decide(synced, ch.desired(), created); err != nil || drifted {
 		return nil, fmt.Errorf("drifted right after the operator's own apply (err %v)\ndesired:\n%s\nlive:\n%s",
 			err, dump(ch.desired()), dump(created))
 	}
@@ -294,14 +304,18 @@ func (h *fuzzHarness) mutate(ctx context.Context, r *rand.Rand, ch child, key cl
 
 // judge compares the operator's decision on the changed child with what
 // its restore does to it.
-func (h *fuzzHarness) judge(ctx context.Context, ch child, key client.ObjectKey, done []string) error {
+func (h *fuzzHarness) judge(ctx context.Context, ch child, key client.ObjectKey, done []string, synced *apply.SyncedChildren) error {
 	before := ch.empty()
 	if err := h.c.Get(ctx, key, before); err != nil {
 		return err
 	}
-	drifted, foreign, err := decide(ch.desired(), before)
+	answered := apply.SyncedAnswered(synced)
+	drifted, foreign, err := decide(synced, ch.desired(), before)
 	if err != nil {
 		return err
+	}
+	if apply.SyncedAnswered(synced) > answered {
+		h.remembered.Add(1)
 	}
 	// A node port another manager's Update released is sometimes not yet
 	// free for the restore's apply (seen once in four runs, with four
@@ -329,7 +343,7 @@ func (h *fuzzHarness) judge(ctx context.Context, ch child, key client.ObjectKey,
 		return fmt.Errorf("mutation %q: restoring: %w", done, err)
 	}
 	diff := diffObjects(before, after)
-	driftedAfter, _, err := decide(ch.desired(), after)
+	driftedAfter, _, err := decide(synced, ch.desired(), after)
 	if err != nil {
 		return err
 	}
@@ -372,8 +386,9 @@ func (h *fuzzHarness) judge(ctx context.Context, ch child, key client.ObjectKey,
 }
 
 // decide is the operator's decision on live as its cache holds it
-// (managedFields trimmed by apply.ManagedFieldsTransform).
-func decide(desired, live client.Object) (drifted, foreign bool, err error) {
+// (managedFields trimmed by apply.ManagedFieldsTransform), with synced, the
+// memory of the children it found in sync.
+func decide(synced *apply.SyncedChildren, desired, live client.Object) (drifted, foreign bool, err error) {
 	if err := apply.SetHash(desired); err != nil {
 		return false, false, err
 	}
@@ -381,7 +396,7 @@ func decide(desired, live client.Object) (drifted, foreign bool, err error) {
 	if err != nil {
 		return false, false, err
 	}
-	return apply.Drifted(desired, cached.(client.Object))
+	return synced.Drifted(desired, cached.(client.Object))
 }
 
 // restore takes over other managers' fields and force-applies desired, as

@@ -57,10 +57,10 @@ type Children struct {
 }
 
 // NewChildren returns the recorder of one reconcile of parent, of kind;
-// created is the controller's memory of the children it created
-// (apply.CreatedChildren).
-func NewChildren(c client.Client, apiReader client.Reader, created *apply.CreatedChildren, parent client.Object, kind string) *Children {
-	return &Children{Applier: &apply.Applier{Client: c, APIReader: apiReader, Created: created}, Parent: parent, Kind: kind}
+// memory is the controller's memory of its children (apply.Memory).
+func NewChildren(c client.Client, apiReader client.Reader, memory *apply.Memory, parent client.Object, kind string) *Children {
+	applier := &apply.Applier{Client: c, APIReader: apiReader, Created: &memory.Created, Synced: &memory.Synced}
+	return &Children{Applier: applier, Parent: parent, Kind: kind}
 }
 
 // Refusal is a child's write the API server refused.

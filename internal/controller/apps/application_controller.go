@@ -41,8 +41,9 @@ type ApplicationReconciler struct {
 	Settings *settings.Holder
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
-	// created holds the children created that the cache does not hold yet.
-	created apply.CreatedChildren
+	// children is what the controller remembers of its children: those
+	// created that the cache does not hold yet, those found in sync.
+	children apply.Memory
 }
 
 // +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications,verbs=list;watch
@@ -85,7 +86,7 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 
 	s := &applicationScope{app: app, observation: observation{
-		children:      controllers.NewChildren(r.Client, r.APIReader, &r.created, app, "Application"),
+		children:      controllers.NewChildren(r.Client, r.APIReader, &r.children, app, "Application"),
 		serviceWanted: wantsService(app),
 	}}
 	for _, phase := range []func(context.Context, *applicationScope) error{

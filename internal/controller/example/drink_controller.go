@@ -44,8 +44,9 @@ type DrinkReconciler struct {
 	Recorder  events.EventRecorder
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
-	// created holds the children created that the cache does not hold yet.
-	created apply.CreatedChildren
+	// children is what the controller remembers of its children: those
+	// created that the cache does not hold yet, those found in sync.
+	children apply.Memory
 }
 
 // +kubebuilder:rbac:groups=example.com,resources=drinks,verbs=list;watch
@@ -79,7 +80,7 @@ func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		return ctrl.Result{}, nil
 	}
 
-	children := controllers.NewChildren(r.Client, r.APIReader, &r.created, drink, drinkKind)
+	children := controllers.NewChildren(r.Client, r.APIReader, &r.children, drink, drinkKind)
 	s := &drinkScope{drink: drink, children: children, observation: observation{children: children}}
 	for _, phase := range []func(context.Context, *drinkScope) error{
 		r.reconcileConfigMap,

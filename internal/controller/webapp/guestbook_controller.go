@@ -60,8 +60,9 @@ type GuestbookReconciler struct {
 	Settings *settings.Holder
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
-	// created holds the children created that the cache does not hold yet.
-	created apply.CreatedChildren
+	// children is what the controller remembers of its children: those
+	// created that the cache does not hold yet, those found in sync.
+	children apply.Memory
 	// pods is the Pod watch, started by the first election
 	// (controllers.LazyWatch).
 	pods *controllers.LazyWatch
@@ -133,7 +134,7 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, nil
 	}
 
-	children := controllers.NewChildren(r.Client, r.APIReader, &r.created, gb, guestbookKind)
+	children := controllers.NewChildren(r.Client, r.APIReader, &r.children, gb, guestbookKind)
 	s := &guestbookScope{gb: gb, settings: r.settings(), children: children,
 		observation: observation{namespace: namespaceOf(gb), size: gb.Spec.Size, children: children}}
 	for _, phase := range []func(context.Context, *guestbookScope) error{
