@@ -37,5 +37,8 @@ limitations under the License.
 //     Warning when the object becomes Stalled.
 //  6. Children.Result decides the retry, the same way for every kind.
 //
+// Every kind's own watch (For) drops the event of its own status write
+// (WrittenObjects.SkipOwnWrites), whose reconcile would write nothing.
+//
 // Behaviour that differs on purpose is named in the kind's own file.
 package controller

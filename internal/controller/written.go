@@ -25,6 +25,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
 // WrittenObjects lets a controller read its own status writes before the
@@ -44,6 +46,8 @@ import (
 type WrittenObjects struct {
 	mu      sync.Mutex
 	objects map[types.NamespacedName]writtenObject
+	// skipped counts the events SkipOwnWrites dropped.
+	skipped int
 }
 
 type writtenObject struct {
@@ -133,9 +137,58 @@ func (w *WrittenObjects) Remember(replaced string, obj client.Object) {
 	w.objects[client.ObjectKeyFromObject(obj)] = writtenObject{replaced: replaced, obj: obj.DeepCopyObject().(client.Object)}
 }
 
+// SkipOwnWrites is the predicate of a controller's own kind (For) that
+// drops the watch event of its own status write: the update to the very
+// version the last write returned. The reconcile it would bring reads what
+// that write's reconcile wrote from what it observed, and writes nothing;
+// a change of a child since brings its own event, and one made while that
+// reconcile ran has it run again (the queue marks its key dirty). A write
+// by anyone else, or a later one, is another version and still brings a
+// reconcile, which puts the status right. The write is forgotten when its
+// event is dropped: the cache holds it.
+//
+// The event passes when the write is no longer remembered by then: a
+// reconcile read the cache after it took the write in and before the
+// event reached the predicate (the informer updates its store first), or
+// the event came before the writer remembered the write. That reconcile
+// then writes nothing, as before.
+func (w *WrittenObjects) SkipOwnWrites() predicate.Predicate {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return !w.ownWrite(e.ObjectNew) }}
+}
+
+// ownWrite tells whether obj is the version the last status write of its
+// key returned, and then forgets that write.
+func (w *WrittenObjects) ownWrite(obj client.Object) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := client.ObjectKeyFromObject(obj)
+	last, ok := w.objects[key]
+	if !ok || last.obj == nil || last.obj.GetUID() != obj.GetUID() || last.obj.GetResourceVersion() != obj.GetResourceVersion() {
+		return false
+	}
+	w.caughtUp(key, last)
+	w.skipped++
+	return true
+}
+
+// Skipped is how many events of its own writes SkipOwnWrites dropped.
+func (w *WrittenObjects) Skipped() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.skipped
+}
+
+// Remembers tells whether a status write of key is remembered (the cache
+// did not hold it yet at the last look).
+func (w *WrittenObjects) Remembers(key types.NamespacedName) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.objects[key].obj != nil
+}
+
 // Len is the number of objects with a write or a deferral remembered: a
-// write is forgotten by the reconcile its own watch event triggers, a
-// deferral by the write that ends it.
+// write is forgotten at its own watch event (SkipOwnWrites) or by a read
+// that finds the cache past it, a deferral by the write that ends it.
 func (w *WrittenObjects) Len() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()

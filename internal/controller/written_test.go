@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 )
 
 // cacheAt is a cache that holds one object, or none.
@@ -188,7 +189,13 @@ func TestStatusWriterPutsOffWritesThatChangeNoCondition(t *testing.T) {
 		}
 		return cs
 	}
-	w := StatusWriter{Conditions: conditions, Written: &WrittenObjects{}, Batch: time.Second}
+	// The ConfigMap's "status": its data (the conditions) and labels (the
+	// counters).
+	status := func(o client.Object) any {
+		cm := o.(*corev1.ConfigMap)
+		return []any{cm.Data, cm.Labels}
+	}
+	w := StatusWriter{Status: status, Conditions: conditions, Written: &WrittenObjects{}, Batch: time.Second}
 	orig := version("a", "1", "True")
 	orig.Data = map[string]string{ConditionReady: "True"}
 	counters := orig.DeepCopy()
@@ -202,4 +209,48 @@ func TestStatusWriterPutsOffWritesThatChangeNoCondition(t *testing.T) {
 	changed.Data[ConditionReady] = "False"
 	g.Expect(func() { _, _, _ = w.Write(context.Background(), orig, changed) }).To(Panic(),
 		"a change of a condition goes to the (absent) client at once")
+}
+
+func TestSkipOwnWritesDropsOnlyTheEventOfTheLastWrite(t *testing.T) {
+	tests := []struct {
+		name string
+		// event is the new version of the update event; the write replaced
+		// version 1 of uid "a" and returned version 2.
+		event *corev1.ConfigMap
+		// deferred: a write was put off since (StatusWriter.Batch).
+		deferred bool
+		dropped  bool
+		// kept tells whether anything of the object is remembered after
+		// the event.
+		kept bool
+	}{
+		{name: "the write's own version: dropped, forgotten", event: version("a", "2", "new"), dropped: true},
+		{name: "the write's own version with a deferral under way: dropped, the deferral kept",
+			event: version("a", "2", "new"), deferred: true, dropped: true, kept: true},
+		{name: "the version the write replaced: passed", event: version("a", "1", "old"), kept: true},
+		{name: "a later version (someone else's write): passed", event: version("a", "3", "other"), kept: true},
+		{name: "another object of the name: passed", event: version("b", "2", "new"), kept: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			var w WrittenObjects
+			w.Remember("1", version("a", "2", "new"))
+			if tt.deferred {
+				w.putOff(types.NamespacedName{Namespace: "ns", Name: "o"}, time.Second, time.Now())
+			}
+			p := w.SkipOwnWrites()
+			g.Expect(p.Update(event.UpdateEvent{ObjectOld: version("a", "1", "old"), ObjectNew: tt.event})).To(Equal(!tt.dropped))
+			g.Expect(w.Len()).To(Equal(map[bool]int{true: 1}[tt.kept]))
+			g.Expect(w.Skipped()).To(Equal(map[bool]int{true: 1}[tt.dropped]))
+			g.Expect(w.Remembers(types.NamespacedName{Namespace: "ns", Name: "o"})).To(Equal(!tt.dropped))
+			// Events of other kinds pass.
+			g.Expect(p.Create(event.CreateEvent{Object: tt.event})).To(BeTrue())
+			g.Expect(p.Delete(event.DeleteEvent{Object: tt.event})).To(BeTrue())
+		})
+	}
+	g := NewWithT(t)
+	var none WrittenObjects
+	g.Expect(none.SkipOwnWrites().Update(event.UpdateEvent{ObjectOld: version("a", "1", "old"), ObjectNew: version("a", "2", "new")})).
+		To(BeTrue(), "nothing written: every event passes")
 }

@@ -130,7 +130,9 @@ const StatusBatch = 10 * time.Second
 
 // statusWriter is the shared status path for Applications.
 func (r *ApplicationReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
+		return &o.(*sunappsv1.Application).Status
+	}, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*sunappsv1.Application).Status.Conditions
 	}, Written: &r.written, Batch: StatusBatch}
 }
@@ -169,11 +171,12 @@ var applicationGroupKind = sunappsv1.GroupVersion.WithKind("Application").GroupK
 // SetupWithManager registers the controller: every change of an Application
 // or of one of its children (status included) triggers it. Status changes
 // count too: the status is the operator's, so a write by anyone else (or a
-// stale write refused) is followed by a reconcile that puts it right; after
-// the operator's own writes that reconcile finds nothing to do.
+// stale write refused) is followed by a reconcile that puts it right. The
+// operator's own status writes bring none: that reconcile would find
+// nothing to do (WrittenObjects.SkipOwnWrites).
 func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
-		For(&sunappsv1.Application{}).
+		For(&sunappsv1.Application{}, builder.WithPredicates(r.written.SkipOwnWrites())).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		// A labelled child stripped of its owner reference (Owns cannot map

@@ -21,6 +21,8 @@ var (
 	k8sClient client.Client
 	// writes counts the API writes of the running manager.
 	writes *testutil.WriteCounter
+	// reconciler is the running manager's Application reconciler.
+	reconciler *ApplicationReconciler
 )
 
 func init() {
@@ -34,14 +36,15 @@ func TestMain(m *testing.M) {
 }
 
 func setupApplicationController(mgr ctrl.Manager) error {
-	return (&ApplicationReconciler{
+	reconciler = &ApplicationReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
 		Recorder:  mgr.GetEventRecorder("sunstrider-operator"),
 		// Production's cache holds no foreign child: a conflict is seen to
 		// end by a recheck, made short here.
 		ConflictRecheck: testutil.ConflictRecheck,
-	}).SetupWithManager(mgr)
+	}
+	return reconciler.SetupWithManager(mgr)
 }
 
 // startManager starts a fresh manager with a fresh write counter.

@@ -162,7 +162,9 @@ func (r *OperatorConfigurationReconciler) reconcileSettings(ctx context.Context,
 // statusWriter is the shared status path for the OperatorConfiguration: a
 // Warning event when it becomes Stalled (a field refused).
 func (r *OperatorConfigurationReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
+		return &o.(*configv1alpha1.OperatorConfiguration).Status
+	}, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*configv1alpha1.OperatorConfiguration).Status.Conditions
 	}, Written: &r.written}
 }
@@ -253,7 +255,7 @@ func (r *OperatorConfigurationReconciler) SetupWithManager(mgr ctrl.Manager) err
 	opts.NeedLeaderElection = new(false)
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&configv1alpha1.OperatorConfiguration{}, builder.WithPredicates(predicate.NewPredicateFuncs(
-			func(o client.Object) bool { return o.GetName() == configv1alpha1.ConfigurationName }))).
+			func(o client.Object) bool { return o.GetName() == configv1alpha1.ConfigurationName }), r.written.SkipOwnWrites())).
 		// A namespace of watchNamespaces created or deleted.
 		WatchesMetadata(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(
 			func(context.Context, client.Object) []reconcile.Request {

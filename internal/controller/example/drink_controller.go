@@ -121,7 +121,9 @@ func (r *DrinkReconciler) updateStatus(ctx context.Context, orig, drink *example
 // statusWriter is the shared status path (compare, patch, a Warning when
 // the Drink becomes Stalled).
 func (r *DrinkReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
+		return &o.(*examplev1.Drink).Status
+	}, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*examplev1.Drink).Status.Conditions
 	}, Written: &r.written}
 }
@@ -137,7 +139,7 @@ func (r *DrinkReconciler) conflictRecheck() time.Duration { return 0 }
 // Drink, so that a Drink in conflict recovers when the foreign one goes.
 func (r *DrinkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&examplev1.Drink{}).
+		For(&examplev1.Drink{}, builder.WithPredicates(r.written.SkipOwnWrites())).
 		Owns(&corev1.ConfigMap{}).
 		Watches(&corev1.ConfigMap{},
 			handler.EnqueueRequestsFromMapFunc(r.drinkForConfigMap),

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
@@ -158,7 +159,9 @@ func (r *MyCustomResourceReconciler) updateStatus(ctx context.Context, orig, obj
 
 // statusWriter is the shared status path (compare, patch).
 func (r *MyCustomResourceReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
+		return &o.(*pocv1.MyCustomResource).Status
+	}, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*pocv1.MyCustomResource).Status.Conditions
 	}, Written: &r.written}
 }
@@ -191,7 +194,7 @@ func (r *MyCustomResourceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("indexing MyCustomResources by %s: %w", friendNameField, err)
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
-		For(&pocv1.MyCustomResource{}).
+		For(&pocv1.MyCustomResource{}, builder.WithPredicates(r.written.SkipOwnWrites())).
 		WithOptions(controllers.Options()).
 		Named("poc-mycustomresource").
 		Build(r)

@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
@@ -269,7 +270,9 @@ func (r *GuestbookReconciler) conflictRecheck() time.Duration { return r.setting
 // the Guestbook becomes Stalled: a conflict, a refusal, a missing
 // namespace).
 func (r *GuestbookReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Conditions: func(o client.Object) []metav1.Condition {
+	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
+		return &o.(*webappv1.Guestbook).Status
+	}, Conditions: func(o client.Object) []metav1.Condition {
 		return o.(*webappv1.Guestbook).Status.Conditions
 	}, Written: &r.written}
 }
@@ -286,7 +289,7 @@ func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	c, err := r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
-		For(&webappv1.Guestbook{}).
+		For(&webappv1.Guestbook{}, builder.WithPredicates(r.written.SkipOwnWrites())).
 		Owns(&appsv1.StatefulSet{}).
 		Owns(&corev1.Service{}).
 		Owns(&corev1.ConfigMap{}).
