@@ -45,6 +45,19 @@ func requestsOf(m map[string]float64) float64 {
 	return n
 }
 
+// reconcilesOf is how many reconciles the operator's controller has
+// finished, whatever their result (controller_runtime_reconcile_total).
+func reconcilesOf(m map[string]float64, controller string) float64 {
+	var n float64
+	prefix := `controller_runtime_reconcile_total{controller="` + controller + `",`
+	for k, v := range m {
+		if strings.HasPrefix(k, prefix) {
+			n += v
+		}
+	}
+	return n
+}
+
 // measureSteadyCost measures p, which holds apps converged Applications,
 // over an idle window, then restarts it and returns the new process with
 // the figures. p is stopped whatever happens.

@@ -17,6 +17,19 @@ func TestRequestsOfSumsEveryRequest(t *testing.T) {
 	}
 }
 
+func TestReconcilesOfCountsEveryResultOfOneController(t *testing.T) {
+	got := reconcilesOf(map[string]float64{
+		`controller_runtime_reconcile_total{controller="apps-application",result="success"}`:       7,
+		`controller_runtime_reconcile_total{controller="apps-application",result="requeue_after"}`: 2,
+		`controller_runtime_reconcile_total{controller="apps-application",result="error"}`:         1,
+		`controller_runtime_reconcile_total{controller="apps-application-x",result="success"}`:     40,
+		`controller_runtime_reconcile_total{controller="example-drink",result="success"}`:          40,
+	}, applicationController)
+	if got != 10 {
+		t.Errorf("reconcilesOf = %v, want 10", got)
+	}
+}
+
 func TestRenderSteadyCost(t *testing.T) {
 	c := steadyCost{apps: 5000, idle: 5 * time.Minute, idleCPU: 1.5, idleRequests: 10, heapPerApp: 10.5 * 1024,
 		restartCPU: 40, restartRequests: 12, restartTime: 95 * time.Second}

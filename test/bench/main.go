@@ -1014,6 +1014,10 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns spread, n int
 	if err != nil {
 		return r, err
 	}
+	m0, err := p.metrics()
+	if err != nil {
+		return r, err
+	}
 	cpu0, err := p.cpuSeconds()
 	if err != nil {
 		return r, err
@@ -1070,6 +1074,11 @@ func (b *bench) measureController(ctx context.Context, p *proc, ns spread, n int
 	r.cpu -= cpu0
 	stop()
 	b.writesPerApp(ctx, &r, t, ns, w1-w0)
+	if m1, err := p.metrics(); err == nil && requireCondition {
+		// The operator's work per Application, beside its writes.
+		logf("%s N=%d: %.2f reconciles per Application", variant, n,
+			(reconcilesOf(m1, applicationController)-reconcilesOf(m0, applicationController))/float64(n))
+	}
 
 	logf("%s N=%d: idle window of %s", variant, n, b.cfg.idle)
 	time.Sleep(b.cfg.idle)
