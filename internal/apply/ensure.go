@@ -385,14 +385,6 @@ func replaced(err error) bool {
 	return false
 }
 
-// Drifted reports whether live differs from desired in what the operator
-// owns: a different applied-config hash or value (InSync), or a field
-// inside the operator's domain that another manager owns (foreign; such
-// fields must be taken over before an apply can remove them).
-func Drifted(desired, live client.Object) (drifted, foreign bool, err error) {
-	return (*SyncedChildren)(nil).Drifted(desired, live)
-}
-
 // readFull reads the child live names from the API server, with the
 // managedFields the cache keeps only in part; errReplaced when it is no
 // longer live.

@@ -33,7 +33,7 @@ import (
 )
 
 // TestDriftedAgreesWithAPIServer checks the operator's write decision
-// (apply.Drifted on the child as its cache holds it) against the API
+// (SyncedChildren.Drifted on the child as its cache holds it) against the API
 // server's own answer, over generated Deployments and Services that another
 // field manager then changes by Update (removed fields and list entries,
 // changed values, additions).

@@ -82,10 +82,13 @@ func (s *SyncedChildren) cache() *lru.Cache {
 	return s.lru
 }
 
-// Drifted is the package's Drifted, with InSync answered from s when s
-// remembers live holding desired at its present version; a nil s always
-// compares in full. An InSync that finds live holding desired is
-// remembered.
+// Drifted reports whether live differs from desired in what the operator
+// owns: a different applied-config hash or value (InSync), or a field
+// inside the operator's domain that another manager owns (foreign; such
+// fields must be taken over before an apply can remove them). InSync is
+// answered from s when s remembers live holding desired at its present
+// version; a nil s always compares in full. An InSync that finds live
+// holding desired is remembered.
 func (s *SyncedChildren) Drifted(desired, live client.Object) (drifted, foreign bool, err error) {
 	fields, err := ForeignFields(live)
 	if err != nil {
