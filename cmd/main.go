@@ -116,6 +116,7 @@ type options struct {
 	maxConcurrentReconciles                          int
 	kubeAPIQPS                                       float64
 	kubeAPIBurst                                     int
+	kubeAPICompression                               bool
 	printVersion                                     bool
 	zap                                              zap.Options
 }
@@ -231,6 +232,9 @@ func parseFlags() *options {
 		"Sustained requests per second to the API server; a negative value disables client-side rate limiting.")
 	flag.IntVar(&o.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst,
 		"Requests allowed in a burst above --kube-api-qps.")
+	flag.BoolVar(&o.kubeAPICompression, "kube-api-compression", false,
+		"Ask the API server to gzip its responses, watches included: for an API server reached over a slow link. "+
+			"Off, as in kube-controller-manager: on the cluster's network gzip costs both sides CPU (docs/performance.md).")
 	flag.BoolVar(&o.printVersion, "version", false, "Print the version and exit.")
 	o.zap.BindFlags(flag.CommandLine)
 	flag.Usage = func() {
@@ -315,9 +319,11 @@ func run(o *options, level atomicLevel) error {
 			func(c *tls.Config) { c.GetCertificate = metricsCert.GetCertificate })
 	}
 
-	restConfig := ctrl.GetConfigOrDie()
-	restConfig.QPS = float32(o.kubeAPIQPS)
-	restConfig.Burst = o.kubeAPIBurst
+	restConfig := controllers.APIClient{
+		QPS:         float32(o.kubeAPIQPS),
+		Burst:       o.kubeAPIBurst,
+		Compression: o.kubeAPICompression,
+	}.Config(ctrl.GetConfigOrDie())
 	// The OperatorConfiguration over the flags (docs/configuration.md).
 	live, err := loadConfiguration(ctx, restConfig, o, level, cancel)
 	if err != nil {
