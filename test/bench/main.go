@@ -197,8 +197,9 @@ func parseFlags() *config {
 		"Record a CPU profile of the controller this long from its first create (<variant>-<N>-cpu.pprof in -work-dir; "+
 			"0: none, profiling costs a little CPU).")
 	flag.DurationVar(&c.apiserverProfile, "apiserver-profile", 30*time.Second,
-		"Profile kube-apiserver's CPU this long from each burst's first create, and print the operator's profile "+
-			"against the Application floor's (0: none).")
+		"Profile kube-apiserver's CPU this long from each burst's first create, print it by part for every variant "+
+			"and the operator's profile against the Application floor's (0: none). Cover the burst (60s at N=1000 "+
+			"here) to compare the parts per Application: a variant that converges sooner waits for its profile.")
 	flag.BoolVar(&c.operator, "operator", true, "Run the operator. False: only the references (-references), "+
 		"e.g. the floor at an N the operator was measured at before.")
 	flag.BoolVar(&c.floorLast, "floor-last", false,
@@ -500,6 +501,9 @@ func (b *bench) tables(results []result) string {
 	}
 	if q := renderQueues(results); q != "" {
 		table += "\n\n" + q
+	}
+	if p := b.renderProfileParts(results); p != "" {
+		table += "\n\n" + p
 	}
 	if p := b.renderProfiles(results); p != "" {
 		table += "\n\n" + p
