@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -344,7 +345,8 @@ func (a *Applier) applyTyped(ctx context.Context, desired client.Object, cfg *un
 	written.GetObjectKind().SetGroupVersionKind(gvk)
 	written.SetNamespace(desired.GetNamespace())
 	written.SetName(desired.GetName())
-	err = a.Client.Patch(ctx, written, client.RawPatch(types.ApplyPatchType, body), client.FieldOwner(FieldOwner), client.ForceOwnership)
+	err = a.Client.Patch(ctx, written, client.RawPatch(types.ApplyPatchType, body),
+		client.FieldOwner(FieldOwner), client.ForceOwnership, noStrictDecoding)
 	if replaced(err) {
 		return nil, errReplaced
 	}
@@ -353,6 +355,15 @@ func (a *Applier) applyTyped(ctx context.Context, desired client.Object, cfg *un
 	}
 	return written, nil
 }
+
+// noStrictDecoding asks the API server not to decode an apply a second
+// time, strictly, to find duplicate fields: the default (Warn) parses the
+// apply's YAML twice, and YAML parsing is server-side apply's largest own
+// cost (docs/performance.md). The operator's applies are encoding/json's
+// output, which has no duplicate field; a field the kind does not have is
+// refused by the apply itself whatever the directive
+// (TestApplyRefusesUnknownFieldsWithoutStrictDecoding).
+var noStrictDecoding = client.FieldValidation(metav1.FieldValidationIgnore)
 
 // onlyThis makes the apply cfg change the child live and no other object
 // of its name: the API server refuses it when live was deleted (a Conflict)
