@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -50,28 +49,15 @@ func TestApplyRefusesUnknownFieldsWithoutStrictDecoding(t *testing.T) {
 		},
 	})
 	applier := &apply.Applier{Client: counted, APIReader: counted}
-	labels := map[string]string{"app": "web"}
-	desired := func(image string) client.Object {
-		return &appsv1.Deployment{
-			TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
-			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns,
-				Labels: map[string]string{apply.ManagedByLabel: apply.ManagedByValue}},
-			Spec: appsv1.DeploymentSpec{
-				Replicas: ptr.To[int32](1),
-				Selector: &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: image}}},
-				},
-			},
-		}
-	}
-	out, err := applier.Write(ctx, desired("nginx:1.27"), nil)
+	key := client.ObjectKey{Namespace: ns, Name: "web"}
+	out, err := applier.Write(ctx, ownedDeployment(key), nil)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(out.Action).To(Equal(apply.Created))
 	live := &appsv1.Deployment{}
-	g.Expect(base.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, live)).To(Succeed())
-	out, err = applier.Write(ctx, desired("nginx:1.28"), live)
+	g.Expect(base.Get(ctx, key, live)).To(Succeed())
+	changed := ownedDeployment(key).(*appsv1.Deployment)
+	changed.Spec.Template.Spec.Containers[0].Image = "nginx:1.28"
+	out, err = applier.Write(ctx, changed, live)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(out.Action).To(Equal(apply.Updated))
 	g.Expect(directives).To(Equal([]string{metav1.FieldValidationIgnore, metav1.FieldValidationIgnore}))

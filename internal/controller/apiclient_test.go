@@ -106,7 +106,7 @@ func cacheWatches(ctx context.Context, t *testing.T, cfg *rest.Config) (watches,
 	t.Helper()
 	var mu sync.Mutex
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		return testutil.RoundTripperFunc(func(req *http.Request) (*http.Response, error) {
 			resp, err := rt.RoundTrip(req)
 			if err == nil && req.URL.Query().Get("watch") == "true" {
 				mu.Lock()
@@ -137,7 +137,3 @@ func cacheWatches(ctx context.Context, t *testing.T, cfg *rest.Config) (watches,
 	defer mu.Unlock()
 	return watches, gzipped
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
