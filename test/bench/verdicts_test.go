@@ -14,7 +14,9 @@ func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
 		r.requests = map[string]float64{"POST applications": requests}
 		return r
 	}
-	floor := func(busy string) result { return run(appFloorVariant, 75.6, 21600, 100*time.Second, busy) }
+	floor := func(busy string) result {
+		return withSameWork(run(appFloorVariant, 75.6, 21600, 100*time.Second, busy), 4.0, 2.75)
+	}
 	tests := []struct {
 		name    string
 		results []result
@@ -57,6 +59,17 @@ func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
 				"machine still 99 % busy after 10m0s) | met |",
 		},
 	}, {
+		name: "the same work's CPU is a control, with no target",
+		results: []result{
+			floor(""), withSameWork(run("operator", 80, 21000, 104*time.Second, ""), 4.4, 3.0),
+			floor(""), withSameWork(run("operator", 80, 21000, 104*time.Second, ""), 3.8, 2.6),
+			floor(""), withSameWork(run("operator", 80, 21000, 104*time.Second, ""), 4.0, 2.8),
+		},
+		want: []string{
+			"| 1000 | operator | control: kube-scheduler + kwok-controller CPU-s (the same Pods in both) | " +
+				"1.01 (0.95–1.10) | 3 | no target |",
+		},
+	}, {
 		name:    "no verdict when every pair is left out",
 		results: []result{floor(""), run("operator", 80, 21000, 104*time.Second, "machine still 40 % busy after 10m0s")},
 		want: []string{
@@ -73,6 +86,12 @@ func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withSameWork gives r kube-scheduler's and kwok-controller's CPU seconds.
+func withSameWork(r result, scheduler, kwok float64) result {
+	r.processes["kube-scheduler"], r.processes["kwok-controller"] = scheduler, kwok
+	return r
 }
 
 func TestRenderVerdictsNeedsAnApplicationFloor(t *testing.T) {
