@@ -67,7 +67,7 @@ func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
 		},
 		want: []string{
 			"| 1000 | operator | control: kube-scheduler + kwok-controller CPU-s (the same Pods in both) | " +
-				"1.01 (0.95–1.10) | 3 | no target |",
+				"1.01 (0.95–1.10) | 3 | no target: even (0.97-1.03) |",
 		},
 	}, {
 		name:    "no verdict when every pair is left out",
@@ -92,6 +92,25 @@ func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
 func withSameWork(r result, scheduler, kwok float64) result {
 	r.processes["kube-scheduler"], r.processes["kwok-controller"] = scheduler, kwok
 	return r
+}
+
+func TestControlReading(t *testing.T) {
+	for _, tt := range []struct {
+		med  float64
+		want string
+	}{
+		{0.92, "under 0.97, the machine favoured the operator's runs"},
+		{0.97, "even (0.97-1.03)"},
+		{0.964, "under 0.97, the machine favoured the operator's runs"},
+		{1.036, "over 1.03, the machine ran against the operator's runs, or the operator contended"},
+		{1.00, "even (0.97-1.03)"},
+		{1.03, "even (0.97-1.03)"},
+		{1.09, "over 1.03, the machine ran against the operator's runs, or the operator contended"},
+	} {
+		if got := controlReading(tt.med); got != tt.want {
+			t.Errorf("controlReading(%.2f) = %q, want %q", tt.med, got, tt.want)
+		}
+	}
 }
 
 func TestRenderVerdictsNeedsAnApplicationFloor(t *testing.T) {
