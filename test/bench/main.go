@@ -608,7 +608,36 @@ func (b *bench) installOperatorConfig(ctx context.Context) error {
 	if out, err := apply.CombinedOutput(); err != nil {
 		return fmt.Errorf("installing config/dev: %w\n%s", err, out)
 	}
-	return waitEstablished(ctx, b.c, "applications.apps.sunstrider.cn")
+	// The manager refuses to start while a kind it serves is unknown to
+	// the API server: wait for every CRD, not only the Application's.
+	names, err := crdNames(list)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := waitEstablished(ctx, b.c, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// crdNames returns the names of the CustomResourceDefinitions in list, a
+// JSON List (withCABundle).
+func crdNames(list []byte) ([]string, error) {
+	var l struct {
+		Items []metav1.PartialObjectMetadata `json:"items"`
+	}
+	if err := json.Unmarshal(list, &l); err != nil {
+		return nil, fmt.Errorf("reading the rendered config/dev: %w", err)
+	}
+	var names []string
+	for _, item := range l.Items {
+		if item.Kind == "CustomResourceDefinition" {
+			names = append(names, item.Name)
+		}
+	}
+	return names, nil
 }
 
 // waitEstablished waits until the CRD name is Established. A CRD just
