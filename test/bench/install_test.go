@@ -33,7 +33,8 @@ metadata:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"applications.apps.sunstrider.cn", "mycustomresources.poc.test.domain"}; !slices.Equal(names, want) {
+	want := []string{"applications.apps.sunstrider.cn", "mycustomresources.poc.test.domain"}
+	if !slices.Equal(names, want) {
 		t.Errorf("crdNames = %q, want %q", names, want)
 	}
 }
