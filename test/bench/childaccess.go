@@ -58,19 +58,12 @@ func firstOperator(results []result, n int) (result, bool) {
 	return result{}, false
 }
 
-// operatorConfigurationCRD is the OperatorConfiguration's CRD.
-const operatorConfigurationCRD = "operatorconfigurations.config.sunstrider.cn"
-
 // setChildAccess sets spec.childAccess of the OperatorConfiguration the
 // operator reads, creating it (otherwise empty: every other field at its
 // default) when absent. The operator is not running: it reads the mode at
-// start.
+// start. It runs after installOperatorConfig, which waits until every CRD
+// is Established.
 func setChildAccess(ctx context.Context, c client.Client, mode configv1alpha1.ChildAccess) error {
-	// Just installed (installOperatorConfig waits for the Application's
-	// CRD only), the kind may not be served yet.
-	if err := waitEstablished(ctx, c, operatorConfigurationCRD); err != nil {
-		return err
-	}
 	cfg := &configv1alpha1.OperatorConfiguration{}
 	var err error
 	// The client's REST mapper may still answer "no match" for a group

@@ -14,6 +14,9 @@ import (
 type costTarget struct {
 	name string
 	max  float64
+	// control marks a figure printed beside the targets with no max
+	// (sameWork): its verdict says what its median tells of the others.
+	control bool
 	// of is the figure compared, per Application where it is a count;
 	// ok is false when the result did not measure it.
 	of func(r result) (v float64, ok bool)
@@ -48,7 +51,7 @@ var costTargets = []costTarget{
 // with it (docs/performance.md). The benchmark cannot tell the two apart,
 // so the verdicts stand as measured.
 var sameWork = costTarget{name: "control: kube-scheduler + kwok-controller CPU-s (the same Pods in both)",
-	of: func(r result) (float64, bool) {
+	control: true, of: func(r result) (float64, bool) {
 		s, okS := r.processes["kube-scheduler"]
 		k, okK := r.processes["kwok-controller"]
 		return s + k, okS && okK
@@ -113,9 +116,9 @@ func renderVerdicts(results []result) string {
 }
 
 // verdict is the ratio, runs and verdict cells of target t for the
-// operator runs ops against the Application floor runs floors; a target
-// without a max (sameWork) gets "no target" and what its median says
-// (controlReading) for a verdict.
+// operator runs ops against the Application floor runs floors; a control
+// (sameWork) gets "no target" and what its median says (controlReading)
+// for a verdict.
 func verdict(t costTarget, ops, floors []result) string {
 	var ratios []float64
 	var skipped []string
@@ -152,7 +155,7 @@ func verdict(t costTarget, ops, floors []result) string {
 	}
 	judged := verdictMet
 	switch {
-	case t.max == 0:
+	case t.control:
 		judged = "no target: " + controlReading(med)
 	case med > t.max:
 		judged = fmt.Sprintf("**missed** by %.2f", med-t.max)
