@@ -148,7 +148,8 @@ func verdict(t costTarget, ops, floors []result) string {
 	if len(ratios)%2 == 0 {
 		med = (ratios[len(ratios)/2-1] + ratios[len(ratios)/2]) / 2
 	}
-	cell := fmt.Sprintf("%.2f (%.2f–%.2f)", med, ratios[0], ratios[len(ratios)-1])
+	prec := decimals(t, med)
+	cell := fmt.Sprintf("%.*f (%.*f–%.*f)", prec, med, prec, ratios[0], prec, ratios[len(ratios)-1])
 	runs := fmt.Sprint(len(ratios))
 	if len(skipped) > 0 {
 		runs += fmt.Sprintf(" (%d left out: %s)", len(skipped), strings.Join(skipped, "; "))
@@ -158,9 +159,27 @@ func verdict(t costTarget, ops, floors []result) string {
 	case t.control:
 		judged = "no target: " + controlReading(med)
 	case med > t.max:
-		judged = fmt.Sprintf("**missed** by %.2f", med-t.max)
+		judged = fmt.Sprintf("**missed** by %.*f", prec, med-t.max)
 	}
 	return fmt.Sprintf("%s | %s | %s", cell, runs, judged)
+}
+
+// decimals is how many decimals the ratios of target t are printed with:
+// two, or more (up to four) when two would round a missed median onto its
+// limit, which would print "1.05 ≤ 1.05: missed by 0.00" for a median of
+// 1.053.
+func decimals(t costTarget, med float64) int {
+	prec := 2
+	for !t.control && med > t.max && prec < 4 && roundTo(med, prec) <= t.max {
+		prec++
+	}
+	return prec
+}
+
+// roundTo rounds x to prec decimals.
+func roundTo(x float64, prec int) float64 {
+	scale := math.Pow10(prec)
+	return math.Round(x*scale) / scale
 }
 
 // cmpBusy says why op and floor do not compare ("" when they do): one of

@@ -49,6 +49,13 @@ func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
 			"| convergence ≤ 1.05 | 1.10 (1.00–1.20) | 3 | **missed** by 0.05 |",
 		},
 	}, {
+		name:    "a third decimal when two would round a miss onto the limit",
+		results: []result{floor(""), run("operator", 80, 21000, 105310*time.Millisecond, "")},
+		want: []string{
+			"| kube-apiserver CPU-s per Application ≤ 1.10 | 1.06 (1.06–1.06) | 1 | met |",
+			"| convergence ≤ 1.05 | 1.053 (1.053–1.053) | 1 | **missed** by 0.003 |",
+		},
+	}, {
 		name: "a pair that started on a busy machine is left out",
 		results: []result{
 			floor("machine still 99 % busy after 10m0s"), run("operator", 200, 21600, 300*time.Second, ""),
