@@ -67,10 +67,10 @@ const evenMachine = 3
 // verdicts above it, judged on the median as printed (two decimals).
 func controlReading(med float64) string {
 	lo, hi := float64(100-evenMachine)/100, float64(100+evenMachine)/100
-	switch hundredths := math.Round(med * 100); {
-	case hundredths < 100-evenMachine:
+	switch printed := roundTo(med, 2); {
+	case printed < lo:
 		return fmt.Sprintf("under %.2f, the machine favoured the operator's runs", lo)
-	case hundredths > 100+evenMachine:
+	case printed > hi:
 		return fmt.Sprintf("over %.2f, the machine ran against the operator's runs, or the operator contended", hi)
 	}
 	return fmt.Sprintf("even (%.2f-%.2f)", lo, hi)
