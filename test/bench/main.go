@@ -102,6 +102,9 @@ type config struct {
 	// burst's first create (profile.go).
 	apiserverProfile time.Duration
 	floorLast        bool
+	// alternate swaps floorLast in every second run of a repeated N
+	// (floorsFirst).
+	alternate bool
 	// operator is false when only the references run (-operator=false).
 	operator bool
 	// childAccess are the OperatorConfiguration spec.childAccess modes the
@@ -204,6 +207,9 @@ func parseFlags() *config {
 		"e.g. the floor at an N the operator was measured at before.")
 	flag.BoolVar(&c.floorLast, "floor-last", false,
 		"Run the floors after the operator instead of before (to see whether running second costs a variant time).")
+	flag.BoolVar(&c.alternate, "alternate", true, "With -references, swap the order in every second run of a "+
+		"repeated N (the floors after the operator in runs 2, 4, ...), so that the median of the operator's "+
+		"ratios does not carry the cost of always running second or always first.")
 	flag.BoolVar(&c.warmUp, "warm-up", true, "With -references, run the floor once unmeasured before the variants of "+
 		"each N, so that none of them runs on a cluster fresher than the others'.")
 	flag.BoolVar(&c.appFloor, "app-floor", true, "With -references, also run the Application floor: "+
@@ -366,20 +372,22 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	}
 	var results []result
 	for i, n := range cfg.ns {
-		runs := b.variants(n)
+		run := 1 + countOf(cfg.ns[:i], n)
+		runs := b.variants(n, run)
 		// Once per N: a repeated N (three runs) finds the cluster warm.
-		if b.warmUpAt(n) && !slices.Contains(cfg.ns[:i], n) {
+		if b.warmUpAt(n) && run == 1 {
 			logf("warm-up N=%d: the floor once, not measured", n)
 			if _, err := b.runFloor(ctx, n); err != nil {
 				return 0, fmt.Errorf("warm-up: %w", err)
 			}
 			b.stages = b.stages[:len(b.stages)-1]
 		}
-		for _, run := range runs {
-			r, err := run(ctx, n)
+		for _, measure := range runs {
+			r, err := measure(ctx, n)
 			var cleanUp *cleanUpError
 			if err == nil || errors.As(err, &cleanUp) {
 				// Measured, even if its clean-up failed.
+				r.operatorFirst = !floorsFirst(cfg.floorLast, cfg.alternate, run)
 				results = append(results, r)
 			}
 			if err != nil {
@@ -438,8 +446,9 @@ func (b *bench) withReferences(n int) bool {
 	return b.cfg.references && (b.cfg.referencesMax <= 0 || n <= b.cfg.referencesMax)
 }
 
-// variants are the measurements of n, in the order they run.
-func (b *bench) variants(n int) []func(context.Context, int) (result, error) {
+// variants are the measurements of the run-th run of n (from 1), in the
+// order they run.
+func (b *bench) variants(n, run int) []func(context.Context, int) (result, error) {
 	var runs []func(context.Context, int) (result, error)
 	if b.cfg.operator {
 		if len(b.cfg.childAccess) == 0 {
@@ -459,7 +468,8 @@ func (b *bench) variants(n int) []func(context.Context, int) (result, error) {
 	if b.cfg.appFloor {
 		floors = append(floors, b.runAppFloor)
 	}
-	if b.cfg.floorLast {
+	if !floorsFirst(b.cfg.floorLast, b.cfg.alternate, run) {
+		logf("N=%d, run %d: the operator first, then the floors", n, run)
 		runs = append(runs, floors...)
 	} else {
 		runs = append(floors, runs...)
@@ -574,6 +584,9 @@ type result struct {
 	// busy says why this variant compares with nothing (settle): the
 	// machine was not quiet when it started; "" when it was.
 	busy string
+	// operatorFirst is true when the operator ran before the floors in
+	// this result's run (-floor-last, -alternate).
+	operatorFirst bool
 	// run is which run of its variant at its N this is (1-based) and runs
 	// how many there were, for the tables (numberRuns).
 	run, runs int

@@ -7,6 +7,30 @@ import "fmt"
 // run 2") and compare it with the references of the same run, as the
 // verdicts pair the i-th operator run with the i-th Application floor run.
 
+// countOf is how many times n occurs in ns.
+func countOf(ns []int, n int) int {
+	count := 0
+	for _, m := range ns {
+		if m == n {
+			count++
+		}
+	}
+	return count
+}
+
+// floorsFirst tells whether the floors run before the operator in the
+// run-th run (from 1) of an N: before unless floorLast, the other way round
+// in every even run with alternate. Whichever runs later runs on a cluster
+// that has made and deleted more (docs/performance.md, "Why convergence
+// misses"): alternating spreads that over both sides of the ratio.
+func floorsFirst(floorLast, alternate bool, run int) bool {
+	first := !floorLast
+	if alternate && run%2 == 0 {
+		first = !first
+	}
+	return first
+}
+
 // numberRuns returns a copy of results with each result's run (1-based,
 // in the order measured) and runs (how many of its variant at its N) set.
 func numberRuns(results []result) []result {

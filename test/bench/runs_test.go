@@ -6,6 +6,40 @@ import (
 	"time"
 )
 
+func TestFloorsFirst(t *testing.T) {
+	tests := []struct {
+		name                 string
+		floorLast, alternate bool
+		want                 []bool // runs 1 to 4
+	}{
+		{name: "the default: alternating, the floors first in odd runs", alternate: true,
+			want: []bool{true, false, true, false}},
+		{name: "-alternate=false: the floors always first", want: []bool{true, true, true, true}},
+		{name: "-floor-last -alternate=false: the operator always first", floorLast: true,
+			want: []bool{false, false, false, false}},
+		{name: "-floor-last: alternating, the operator first in odd runs", floorLast: true, alternate: true,
+			want: []bool{false, true, false, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i, want := range tt.want {
+				if got := floorsFirst(tt.floorLast, tt.alternate, i+1); got != want {
+					t.Errorf("run %d: floorsFirst = %t, want %t", i+1, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestCountOf(t *testing.T) {
+	ns := []int{1000, 1000, 5000, 1000}
+	for i, want := range []int{0, 1, 0, 2} {
+		if got := countOf(ns[:i], ns[i]); got != want {
+			t.Errorf("countOf(%v, %d) = %d, want %d", ns[:i], ns[i], got, want)
+		}
+	}
+}
+
 func TestNumberRuns(t *testing.T) {
 	results := numberRuns([]result{
 		{n: 1000, variant: "floor (plain client)"},

@@ -37,10 +37,14 @@ var costTargets = []costTarget{
 		}
 		return total / float64(r.n), true
 	}},
-	{name: "convergence", max: 1.05, of: func(r result) (float64, bool) {
-		return r.converge.Seconds(), r.converge > 0
-	}},
+	convergenceTarget,
 }
+
+// convergenceTarget is the wall-clock target, listed again per pair of runs
+// beside the control (renderOrder).
+var convergenceTarget = costTarget{name: "convergence", max: 1.05, of: func(r result) (float64, bool) {
+	return r.converge.Seconds(), r.converge > 0
+}}
 
 // sameWork is printed under the targets, as a control, not a target: the
 // CPU of the processes whose work is the same in both variants
@@ -112,7 +116,65 @@ func renderVerdicts(results []result) string {
 			fmt.Fprintf(&sb, "| %d | %s | %s | %s |\n", n, variant, sameWork.name, verdict(sameWork, byN[n][variant], floors))
 		}
 	}
+	if sb.Len() > 0 {
+		sb.WriteString(renderOrder(byN))
+	}
 	return strings.TrimSuffix(sb.String(), "\n")
+}
+
+// renderOrder lists, when the operator ran before the floors in some runs
+// and after them in others (-alternate), each pair's convergence and
+// control ratios with its order, so that an order effect shows beside the
+// medians. "" when every pair ran in the same order.
+func renderOrder(byN map[int]map[string][]result) string {
+	var sb strings.Builder
+	for _, n := range slices.Sorted(maps.Keys(byN)) {
+		floors := byN[n][appFloorVariant]
+		for _, variant := range slices.Sorted(maps.Keys(byN[n])) {
+			ops := byN[n][variant]
+			pairs := min(len(ops), len(floors))
+			if !isOperator(variant) || !mixedOrder(ops[:pairs]) {
+				continue
+			}
+			if sb.Len() == 0 {
+				sb.WriteString("\nEach pair of runs in the order it ran (-alternate; the same ratios as above):\n\n" +
+					"| N | variant | run | order | convergence | control |\n|---:|---|---:|---|---:|---:|\n")
+			}
+			for i := range pairs {
+				order := "the floors first"
+				if ops[i].operatorFirst {
+					order = "the operator first"
+				}
+				fmt.Fprintf(&sb, "| %d | %s | %d | %s | %s | %s |\n", n, variant, i+1, order,
+					pairRatio(convergenceTarget, ops[i], floors[i]), pairRatio(sameWork, ops[i], floors[i]))
+			}
+		}
+	}
+	return sb.String()
+}
+
+// mixedOrder tells whether ops ran in both orders.
+func mixedOrder(ops []result) bool {
+	for _, r := range ops {
+		if r.operatorFirst != ops[0].operatorFirst {
+			return true
+		}
+	}
+	return false
+}
+
+// pairRatio is target t's ratio of op over floor with two decimals, or why
+// there is none.
+func pairRatio(t costTarget, op, floor result) string {
+	if busy := cmpBusy(op, floor); busy != "" {
+		return "- (" + busy + ")"
+	}
+	v, okV := t.of(op)
+	ref, okRef := t.of(floor)
+	if !okV || !okRef || ref <= 0 {
+		return "- (" + notMeasured + ")"
+	}
+	return fmt.Sprintf("%.2f", v/ref)
 }
 
 // verdict is the ratio, runs and verdict cells of target t for the

@@ -77,6 +77,19 @@ func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
 				"1.01 (0.95–1.10) | 3 | no target: even (0.97-1.03) |",
 		},
 	}, {
+		name: "pairs run in both orders are listed with their order",
+		results: []result{
+			floor(""), withSameWork(run("operator", 80, 21000, 106*time.Second, ""), 4.4, 3.0),
+			operatorFirst(floor("")), operatorFirst(withSameWork(run("operator", 80, 21000, 101*time.Second, ""), 3.8, 2.6)),
+			floor(""), withSameWork(run("operator", 80, 21000, 104*time.Second, ""), 4.0, 2.8),
+		},
+		want: []string{
+			"| convergence ≤ 1.05 | 1.04 (1.01–1.06) | 3 | met |",
+			"| 1000 | operator | 1 | the floors first | 1.06 | 1.10 |",
+			"| 1000 | operator | 2 | the operator first | 1.01 | 0.95 |",
+			"| 1000 | operator | 3 | the floors first | 1.04 | 1.01 |",
+		},
+	}, {
 		name:    "no verdict when every pair is left out",
 		results: []result{floor(""), run("operator", 80, 21000, 104*time.Second, "machine still 40 % busy after 10m0s")},
 		want: []string{
@@ -93,6 +106,33 @@ func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRenderVerdictsListsNoOrderWhenEveryPairRanAlike(t *testing.T) {
+	var results []result
+	for range 3 {
+		for _, variant := range []string{appFloorVariant, "operator"} {
+			r := na()
+			r.processes = map[string]float64{}
+			r = withSameWork(r, 4.0, 2.8)
+			r.variant, r.n, r.converge, r.operatorFirst = variant, 1000, 100*time.Second, true
+			results = append(results, r)
+		}
+	}
+	got := renderVerdicts(results)
+	if !strings.Contains(got, "| convergence ≤ 1.05 | 1.00 (1.00–1.00) | 3 | met |") {
+		t.Fatalf("no verdict in\n%s", got)
+	}
+	if strings.Contains(got, "in the order it ran") {
+		t.Errorf("pairs that all ran the operator first are listed by order:\n%s", got)
+	}
+}
+
+// operatorFirst marks r as measured in a run where the operator ran before
+// the floors.
+func operatorFirst(r result) result {
+	r.operatorFirst = true
+	return r
 }
 
 // withSameWork gives r kube-scheduler's and kwok-controller's CPU seconds.
