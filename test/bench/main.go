@@ -102,6 +102,8 @@ type config struct {
 	// burst's first create (profile.go).
 	apiserverProfile time.Duration
 	floorLast        bool
+	// floor is false to skip measuring the floor (-floor).
+	floor bool
 	// alternate swaps floorLast in every second run of a repeated N
 	// (floorsFirst).
 	alternate bool
@@ -212,6 +214,8 @@ func parseFlags() *config {
 		"ratios does not carry the cost of always running second or always first.")
 	flag.BoolVar(&c.warmUp, "warm-up", true, "With -references, run the floor once unmeasured before the variants of "+
 		"each N, so that none of them runs on a cluster fresher than the others'.")
+	flag.BoolVar(&c.floor, "floor", true, "With -references, measure the floor (false: only the Application floor "+
+		"and the operator are compared; the warm-up still runs the floor, unmeasured).")
 	flag.BoolVar(&c.appFloor, "app-floor", true, "With -references, also run the Application floor: "+
 		"the Application API's own writes by a plain client, no controller (in the steady-rate mode: at each rate, "+
 		"after the operator).")
@@ -464,7 +468,10 @@ func (b *bench) variants(n, run int) []func(context.Context, int) (result, error
 	if !b.withReferences(n) {
 		return runs
 	}
-	floors := []func(context.Context, int) (result, error){b.runFloor}
+	var floors []func(context.Context, int) (result, error)
+	if b.cfg.floor {
+		floors = append(floors, b.runFloor)
+	}
 	if b.cfg.appFloor {
 		floors = append(floors, b.runAppFloor)
 	}
