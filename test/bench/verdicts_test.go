@@ -109,7 +109,7 @@ func TestRenderVerdictsAgainstTheApplicationFloor(t *testing.T) {
 }
 
 func TestRenderVerdictsListsNoOrderWhenEveryPairRanAlike(t *testing.T) {
-	var results []result
+	results := make([]result, 0, 6)
 	for range 3 {
 		for _, variant := range []string{appFloorVariant, "operator"} {
 			r := na()
