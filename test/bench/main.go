@@ -377,7 +377,8 @@ func run(ctx context.Context, cfg *config) (int, error) {
 	var results []result
 	for i, n := range cfg.ns {
 		run := 1 + countOf(cfg.ns[:i], n)
-		runs := b.variants(n, run)
+		first := floorsFirst(cfg.floorLast, cfg.alternate, run)
+		runs := b.variants(n, run, first)
 		// Once per N: a repeated N (three runs) finds the cluster warm.
 		if b.warmUpAt(n) && run == 1 {
 			logf("warm-up N=%d: the floor once, not measured", n)
@@ -391,7 +392,7 @@ func run(ctx context.Context, cfg *config) (int, error) {
 			var cleanUp *cleanUpError
 			if err == nil || errors.As(err, &cleanUp) {
 				// Measured, even if its clean-up failed.
-				r.operatorFirst = !floorsFirst(cfg.floorLast, cfg.alternate, run)
+				r.operatorFirst = !first
 				results = append(results, r)
 			}
 			if err != nil {
@@ -451,8 +452,8 @@ func (b *bench) withReferences(n int) bool {
 }
 
 // variants are the measurements of the run-th run of n (from 1), in the
-// order they run.
-func (b *bench) variants(n, run int) []func(context.Context, int) (result, error) {
+// order they run: the floors before the operator when floorsFirst.
+func (b *bench) variants(n, run int, floorsFirst bool) []func(context.Context, int) (result, error) {
 	var runs []func(context.Context, int) (result, error)
 	if b.cfg.operator {
 		if len(b.cfg.childAccess) == 0 {
@@ -475,7 +476,7 @@ func (b *bench) variants(n, run int) []func(context.Context, int) (result, error
 	if b.cfg.appFloor {
 		floors = append(floors, b.runAppFloor)
 	}
-	if !floorsFirst(b.cfg.floorLast, b.cfg.alternate, run) {
+	if !floorsFirst {
 		logf("N=%d, run %d: the operator first, then the floors", n, run)
 		runs = append(runs, floors...)
 	} else {

@@ -166,15 +166,25 @@ func mixedOrder(ops []result) bool {
 // pairRatio is target t's ratio of op over floor with two decimals, or why
 // there is none.
 func pairRatio(t costTarget, op, floor result) string {
+	ratio, why := pairOf(t, op, floor)
+	if why != "" {
+		return "- (" + why + ")"
+	}
+	return fmt.Sprintf("%.2f", ratio)
+}
+
+// pairOf is target t's ratio of op over floor, or why the pair has none
+// (a busy start, a figure not measured).
+func pairOf(t costTarget, op, floor result) (ratio float64, why string) {
 	if busy := cmpBusy(op, floor); busy != "" {
-		return "- (" + busy + ")"
+		return 0, busy
 	}
 	v, okV := t.of(op)
 	ref, okRef := t.of(floor)
 	if !okV || !okRef || ref <= 0 {
-		return "- (" + notMeasured + ")"
+		return 0, notMeasured
 	}
-	return fmt.Sprintf("%.2f", v/ref)
+	return v / ref, ""
 }
 
 // verdict is the ratio, runs and verdict cells of target t for the
@@ -185,18 +195,12 @@ func verdict(t costTarget, ops, floors []result) string {
 	var ratios []float64
 	var skipped []string
 	for i := range min(len(ops), len(floors)) {
-		op, floor := ops[i], floors[i]
-		if busy := cmpBusy(op, floor); busy != "" {
-			skipped = append(skipped, busy)
+		ratio, why := pairOf(t, ops[i], floors[i])
+		if why != "" {
+			skipped = append(skipped, why)
 			continue
 		}
-		v, okV := t.of(op)
-		ref, okRef := t.of(floor)
-		if !okV || !okRef || ref <= 0 {
-			skipped = append(skipped, notMeasured)
-			continue
-		}
-		ratios = append(ratios, v/ref)
+		ratios = append(ratios, ratio)
 	}
 	if len(ratios) == 0 {
 		why := "no pair of runs"
