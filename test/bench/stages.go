@@ -120,6 +120,11 @@ type stageSummary struct {
 	n       int
 	step    [numStages]struct{ p50, p99, since time.Duration }
 	seen    [numStages]int
+	// last is when the last item reached each stage, from the first
+	// create: how the burst's end is spent (the last Ready is its
+	// convergence; the gap between the last Deployment available and the
+	// last Ready is the controller's own tail).
+	last [numStages]time.Duration
 }
 
 // summarize merges the tracker's create and Ready times into the recorded
@@ -140,10 +145,15 @@ func (r *stageRecorder) summarize(t *tracker, variant string, n int, ready stage
 	defer r.mu.Unlock()
 	s := stageSummary{variant: variant, n: n}
 	var steps, since [numStages][]time.Duration
+	var first time.Time
+	var last [numStages]time.Time
 	for _, times := range r.at {
 		created := times[stageCreated]
 		if created.IsZero() {
 			continue // an object of an earlier run
+		}
+		if first.IsZero() || created.Before(first) {
+			first = created
 		}
 		prev := created
 		for st := stageCreated + 1; st < numStages; st++ {
@@ -153,6 +163,14 @@ func (r *stageRecorder) summarize(t *tracker, variant string, n int, ready stage
 			steps[st] = append(steps[st], max(0, times[st].Sub(prev)))
 			since[st] = append(since[st], times[st].Sub(created))
 			prev = times[st]
+			if times[st].After(last[st]) {
+				last[st] = times[st]
+			}
+		}
+	}
+	for st := range numStages {
+		if !last[st].IsZero() {
+			s.last[st] = last[st].Sub(first)
 		}
 	}
 	for st := range numStages {
@@ -190,6 +208,23 @@ func renderStages(sums []stageSummary) string {
 				continue
 			}
 			fmt.Fprintf(&sb, " %s / %s (%s) |", dur(s.step[st].p50), dur(s.step[st].p99), dur(s.step[st].since))
+		}
+		sb.WriteString("\n")
+	}
+	sb.WriteString("\nWhen the last item reached each stage, from the variant's first create (the last row is its " +
+		"convergence; the gap from the row before it is the controller's own tail):\n\n| stage |")
+	for _, r := range numberRuns(names) {
+		fmt.Fprintf(&sb, " %s N=%d |", r.name(), r.n)
+	}
+	sb.WriteString("\n|---|" + strings.Repeat("---:|", len(sums)) + "\n")
+	for st := stageCreated + 1; st < numStages; st++ {
+		fmt.Fprintf(&sb, "| %s |", stageNames[st])
+		for _, s := range sums {
+			if s.seen[st] == 0 {
+				sb.WriteString(" - |")
+				continue
+			}
+			fmt.Fprintf(&sb, " %s |", dur(s.last[st]))
 		}
 		sb.WriteString("\n")
 	}

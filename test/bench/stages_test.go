@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -40,7 +41,19 @@ func TestStageSummaryMeasuresEachStageFromTheLastOneSeen(t *testing.T) {
 				s.seen[c.stage], got.p50, got.p99, got.since, c.seen, c.p50, c.p99, c.since)
 		}
 	}
-	if table := renderStages([]stageSummary{s}); table == "" {
-		t.Error("no table")
+	// The last item to reach each stage, from the first create (a's, at 0).
+	for st, want := range map[stage]time.Duration{
+		stageDeployment: 600 * time.Millisecond, stageAvailable: 700 * time.Millisecond,
+		stageReady: 2100 * time.Millisecond, stagePod: 0,
+	} {
+		if s.last[st] != want {
+			t.Errorf("%s: the last at %s, want %s", stageNames[st], s.last[st], want)
+		}
+	}
+	table := renderStages([]stageSummary{s})
+	for _, want := range []string{"| " + stageNames[stageReady] + " | 2100 ms |", "| " + stageNames[stagePod] + " | - |"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table has no row %q:\n%s", want, table)
+		}
 	}
 }
