@@ -184,49 +184,45 @@ func (r *stageRecorder) summarize(t *tracker, variant string, n int, ready stage
 }
 
 // renderStages tabulates the stage summaries of every variant: where an
-// item's time from create to Ready goes.
+// item's time from create to Ready goes, then when the last item reached
+// each stage.
 func renderStages(sums []stageSummary) string {
 	if len(sums) == 0 {
 		return ""
 	}
 	var sb strings.Builder
-	sb.WriteString("Where create→Ready goes, per item: each stage's time from the item's previous stage, p50 / p99 " +
-		"(and p50 since create), as the benchmark's watches saw it:\n\n| stage |")
+	stageTable(&sb, sums, "Where create→Ready goes, per item: each stage's time from the item's previous stage, "+
+		"p50 / p99 (and p50 since create), as the benchmark's watches saw it:", func(s stageSummary, st stage) string {
+		return fmt.Sprintf("%s / %s (%s)", dur(s.step[st].p50), dur(s.step[st].p99), dur(s.step[st].since))
+	})
+	sb.WriteString("\n")
+	stageTable(&sb, sums, "When the last item reached each stage, from the variant's first create (the last row is "+
+		"its convergence; the gap from the row before it is the controller's own tail):",
+		func(s stageSummary, st stage) string { return dur(s.last[st]) })
+	return strings.TrimSuffix(sb.String(), "\n")
+}
+
+// stageTable writes title and a table of one row per stage, one column per
+// summary, each cell from cell ("-" where the stage was not seen).
+func stageTable(sb *strings.Builder, sums []stageSummary, title string, cell func(stageSummary, stage) string) {
+	sb.WriteString(title + "\n\n| stage |")
 	names := make([]result, len(sums))
 	for i, s := range sums {
 		names[i] = result{n: s.n, variant: s.variant}
 	}
 	for _, r := range numberRuns(names) {
-		fmt.Fprintf(&sb, " %s N=%d |", r.name(), r.n)
+		fmt.Fprintf(sb, " %s N=%d |", r.name(), r.n)
 	}
 	sb.WriteString("\n|---|" + strings.Repeat("---:|", len(sums)) + "\n")
 	for st := stageCreated + 1; st < numStages; st++ {
-		fmt.Fprintf(&sb, "| %s |", stageNames[st])
+		fmt.Fprintf(sb, "| %s |", stageNames[st])
 		for _, s := range sums {
 			if s.seen[st] == 0 {
 				sb.WriteString(" - |")
 				continue
 			}
-			fmt.Fprintf(&sb, " %s / %s (%s) |", dur(s.step[st].p50), dur(s.step[st].p99), dur(s.step[st].since))
+			sb.WriteString(" " + cell(s, st) + " |")
 		}
 		sb.WriteString("\n")
 	}
-	sb.WriteString("\nWhen the last item reached each stage, from the variant's first create (the last row is its " +
-		"convergence; the gap from the row before it is the controller's own tail):\n\n| stage |")
-	for _, r := range numberRuns(names) {
-		fmt.Fprintf(&sb, " %s N=%d |", r.name(), r.n)
-	}
-	sb.WriteString("\n|---|" + strings.Repeat("---:|", len(sums)) + "\n")
-	for st := stageCreated + 1; st < numStages; st++ {
-		fmt.Fprintf(&sb, "| %s |", stageNames[st])
-		for _, s := range sums {
-			if s.seen[st] == 0 {
-				sb.WriteString(" - |")
-				continue
-			}
-			fmt.Fprintf(&sb, " %s |", dur(s.last[st]))
-		}
-		sb.WriteString("\n")
-	}
-	return strings.TrimSuffix(sb.String(), "\n")
 }

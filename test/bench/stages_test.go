@@ -51,7 +51,11 @@ func TestStageSummaryMeasuresEachStageFromTheLastOneSeen(t *testing.T) {
 		}
 	}
 	table := renderStages([]stageSummary{s})
-	for _, want := range []string{"| " + stageNames[stageReady] + " | 2100 ms |", "| " + stageNames[stagePod] + " | - |"} {
+	for _, want := range []string{
+		"| " + stageNames[stageDeployment] + " | 200 ms / 500 ms (200 ms) |", // the first table
+		"| " + stageNames[stageReady] + " | 2100 ms |",                       // the second
+		"| " + stageNames[stagePod] + " | - |",
+	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table has no row %q:\n%s", want, table)
 		}
