@@ -17,7 +17,9 @@ limitations under the License.
 // Command image builds the operator's container image without a container
 // engine, a base image or a registry (`make image`): FROM scratch, a static
 // binary, and the few files of gcr.io/distroless/static:nonroot the operator
-// needs.
+// needs. `make test-images` packs the same way the real node's test workload
+// (test/app, -entrypoint /app) and its pod sandbox image (hack/pause,
+// -entrypoint /pause).
 //
 // The image has two layers:
 //
@@ -26,10 +28,10 @@ limitations under the License.
 //     --webhook-cert-path is under it; the Deployment mounts emptyDirs there
 //     anyway, its root filesystem being read-only) and, when -ca-certs names
 //     a file, /etc/ssl/certs/ca-certificates.crt;
-//   - the binary: /manager, mode 0755, owned by root.
+//   - the binary: -entrypoint (default /manager), mode 0755, owned by root.
 //
 // No shell, no package manager, no other file. The image runs as
-// 65532:65532 with /manager as its entrypoint and carries the
+// 65532:65532 with the binary as its entrypoint and carries the
 // org.opencontainers.image.* labels. Every timestamp is -created (make uses
 // SOURCE_DATE_EPOCH, the commit's time), so the same binary gives the same
 // image, byte for byte, digest for digest.
@@ -76,7 +78,8 @@ import (
 const (
 	// NonRoot is distroless's "nonroot" user and group.
 	NonRoot = 65532
-	// Entrypoint is where the binary is in the image.
+	// Entrypoint is where the binary is in the image unless
+	// Options.Entrypoint (-entrypoint) says otherwise.
 	Entrypoint = "/manager"
 	// CACertsPath is where the CA certificates are in the image (Go's
 	// crypto/x509 looks there first on Linux).
@@ -87,8 +90,11 @@ const (
 
 // Options are what the image is built from.
 type Options struct {
-	// Binary is the static Linux executable that becomes /manager.
+	// Binary is the static Linux executable that becomes Entrypoint.
 	Binary string
+	// Entrypoint is the absolute path of the binary in the image, its
+	// entrypoint; empty for the constant Entrypoint (/manager).
+	Entrypoint string
 	// CACerts is a PEM bundle copied to CACertsPath; empty for none.
 	CACerts string
 	// Tag names the image in the archive (manifest.json's RepoTags,
@@ -120,8 +126,10 @@ func main() {
 	var o Options
 	var out, index, sbomOut, created string
 	flag.StringVar(&o.Binary, "binary", "bin/image/manager",
-		"static Linux binary (CGO_ENABLED=0) that becomes "+Entrypoint+
+		"static Linux binary (CGO_ENABLED=0) that becomes -entrypoint"+
 			"; with -index, a comma-separated list, one per platform")
+	flag.StringVar(&o.Entrypoint, "entrypoint", Entrypoint,
+		"absolute path of the binary in the image, the image's entrypoint (e.g. /app)")
 	flag.StringVar(&o.CACerts, "ca-certs", "",
 		"PEM bundle copied to "+CACertsPath+" (e.g. /etc/ssl/certs/ca-certificates.crt; empty: none)")
 	flag.StringVar(&o.Tag, "tag", "sunstrider-operator:dev", "the image's name in the archive")
@@ -232,6 +240,10 @@ func Build(o Options) (v1.Image, v1.Platform, error) {
 	if err != nil {
 		return nil, v1.Platform{}, fmt.Errorf("%s: %w", o.Binary, err)
 	}
+	entrypoint, err := entrypointPath(o.Entrypoint)
+	if err != nil {
+		return nil, v1.Platform{}, err
+	}
 	var certs []byte
 	if o.CACerts != "" {
 		if certs, err = os.ReadFile(o.CACerts); err != nil {
@@ -247,7 +259,7 @@ func Build(o Options) (v1.Image, v1.Platform, error) {
 	if err != nil {
 		return nil, v1.Platform{}, err
 	}
-	app, err := layer([]file{{name: Entrypoint, mode: 0o755, data: bin}}, o.Created, layerType)
+	app, err := layer([]file{{name: entrypoint, mode: 0o755, data: bin}}, o.Created, layerType)
 	if err != nil {
 		return nil, v1.Platform{}, err
 	}
@@ -259,7 +271,7 @@ func Build(o Options) (v1.Image, v1.Platform, error) {
 	img, err := mutate.Append(empty.Image,
 		mutate.Addendum{Layer: base, History: v1.History{Created: created, CreatedBy: baseHistory,
 			Comment: "the files of distroless/static:nonroot the operator needs"}},
-		mutate.Addendum{Layer: app, History: v1.History{Created: created, CreatedBy: "hack/image: " + Entrypoint}},
+		mutate.Addendum{Layer: app, History: v1.History{Created: created, CreatedBy: "hack/image: " + entrypoint}},
 	)
 	if err != nil {
 		return nil, v1.Platform{}, err
@@ -274,7 +286,7 @@ func Build(o Options) (v1.Image, v1.Platform, error) {
 	cf.Author = ""
 	cf.Config = v1.Config{
 		User:       fmt.Sprintf("%d:%d", NonRoot, NonRoot),
-		Entrypoint: []string{Entrypoint},
+		Entrypoint: []string{entrypoint},
 		WorkingDir: "/",
 		Env:        []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
 		Labels:     labels(o),
@@ -289,6 +301,25 @@ func Build(o Options) (v1.Image, v1.Platform, error) {
 		img = mutate.ConfigMediaType(mutate.MediaType(img, types.OCIManifestSchema1), types.OCIConfigJSON)
 	}
 	return img, platform, nil
+}
+
+// entrypointPath checks -entrypoint: an absolute path to a file directly
+// under / (the base layer's directories are not to be replaced by the binary),
+// Entrypoint when empty.
+func entrypointPath(p string) (string, error) {
+	if p == "" {
+		return Entrypoint, nil
+	}
+	dir, base := path.Split(p)
+	if dir != "/" || base == "" || base == "." || base == ".." || path.Clean(p) != p {
+		return "", fmt.Errorf("-entrypoint %q: want a file directly under /, e.g. /app", p)
+	}
+	for _, f := range baseFiles([]byte{}) {
+		if strings.HasPrefix(f.name, base+"/") {
+			return "", fmt.Errorf("-entrypoint %q is a directory of the base layer", p)
+		}
+	}
+	return p, nil
 }
 
 func labels(o Options) map[string]string {

@@ -367,3 +367,35 @@ func untar(t *testing.T, archive string) string {
 		}
 	}
 }
+
+func TestEntrypoint(t *testing.T) {
+	bin := staticBinary(t)
+	o := Options{Binary: bin, Entrypoint: "/app", Tag: "sunstrider.local/testapp:v1",
+		Created: time.Unix(1764547200, 0).UTC()}
+	out, res := writeImage(t, o)
+	img := checkArchive(t, out, res, o.Tag)
+	cf, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cf.Config.Entrypoint, []string{"/app"}) || cf.Config.User != "65532:65532" {
+		t.Errorf("entrypoint %q user %q; want [/app] 65532:65532", cf.Config.Entrypoint, cf.Config.User)
+	}
+	fs := files(t, img)
+	if e, ok := fs["/app"]; !ok || e.hdr.Mode != 0o755 || e.hdr.Typeflag != tar.TypeReg {
+		t.Errorf("/app: %+v; want the binary, mode 755", e.hdr)
+	}
+	if _, ok := fs["/manager"]; ok {
+		t.Error("/manager with -entrypoint /app")
+	}
+	if h := cf.History; len(h) != 2 || h[1].CreatedBy != "hack/image: /app" {
+		t.Errorf("history %+v; want the binary's layer created by hack/image: /app", h)
+	}
+
+	for _, bad := range []string{"app", "/usr/bin/app", "/app/", "/", "/..", "/etc", "/tmp", "/home"} {
+		o.Entrypoint = bad
+		if _, _, err := Build(o); err == nil || !strings.Contains(err.Error(), "-entrypoint") {
+			t.Errorf("-entrypoint %q: %v, want refused", bad, err)
+		}
+	}
+}
