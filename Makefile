@@ -140,7 +140,8 @@ test: manifests generate fmt vet k8s-test-bins promtool helm kustomize ## Run un
 
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.
-dev-cluster = K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(1)" DEV_CLUSTER="$(2)" $(3) ./hack/dev-cluster.sh
+dev-cluster = K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" NODE_BIN="$(NODE_BIN)" NODE_IMAGES="$(NODE_IMAGES)" \
+	DEV_DIR="$(1)" DEV_CLUSTER="$(2)" $(3) ./hack/dev-cluster.sh
 
 E2E_DIR ?= $(LOCALBIN)/e2e
 E2E_CLUSTER ?= sunstrider-e2e
@@ -319,18 +320,46 @@ lint-config: golangci-lint ## Verify golangci-lint linter configuration
 
 DEV_DIR ?= $(LOCALBIN)/dev
 DEV_KUBECONFIG ?= $(DEV_DIR)/kubeconfig
+# The local cluster's real node needs root (containerd, kubelet, iptables):
+# as root, make dev-cluster adds it (REAL_NODE=auto); otherwise the cluster
+# has kwok's fake nodes only, and says so. REAL_NODE=0 leaves it out.
+IS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo 1)
+REAL_NODE ?= auto
+REAL_NODE_BINS = $(if $(filter 0,$(REAL_NODE)),,$(if $(IS_ROOT),k8s-node-bins test-images))
+# What the real node's runtime imports when it starts: the sandbox image and
+# both versions of the test workload (make test-images).
+NODE_IMAGES ?= $(IMAGE_DIR)/sunstrider-pause.tar $(IMAGE_DIR)/sunstrider-testapp-v1.tar $(IMAGE_DIR)/sunstrider-testapp-v2.tar
 
 .PHONY: dev-cluster
-dev-cluster: k8s-cluster-bins ## Start a local cluster without Docker (kwokctl binary runtime, 3 fake nodes); kubeconfig in bin/dev/kubeconfig.
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(DEV_DIR)" ./hack/dev-cluster.sh up
+dev-cluster: k8s-cluster-bins $(REAL_NODE_BINS) ## Start a local cluster without Docker (kwokctl binary runtime, 3 fake nodes, and as root a real node: docs/local-cluster.md); kubeconfig in bin/dev/kubeconfig.
+	$(call dev-cluster,$(DEV_DIR),sunstrider-dev,REAL_NODE=$(REAL_NODE)) up
 
 .PHONY: dev
-dev: dev-cluster manifests kustomize build ## The quickest look: local cluster, CRDs and webhooks, the operator running locally, samples applied.
+dev: dev-cluster manifests kustomize build ## The quickest look: local cluster, CRDs and webhooks, the operator running locally, samples applied, a demo app on the real node.
 	KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(DEV_DIR)" ./hack/dev.sh
 
 .PHONY: dev-cluster-down
-dev-cluster-down: ## Stop and remove the local cluster.
-	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" DEV_DIR="$(DEV_DIR)" ./hack/dev-cluster.sh down
+dev-cluster-down: ## Stop and remove the local cluster, its real node and make dev's operator.
+	$(call dev-cluster,$(DEV_DIR),sunstrider-dev) down
+
+# test-node runs `make dev` (hack/dev.sh) on a fresh cluster of its own with
+# the real node, then test/node against it: real containers, real Service
+# routing. There is one real node per machine, so no other suite has one.
+NODE_DIR ?= $(LOCALBIN)/node-e2e
+NODE_CLUSTER ?= sunstrider-node
+
+.PHONY: test-node
+test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh local cluster with its real node (as root): make dev, then real Pods through the operator: probes, Service routing, rollouts, crash loops, friend Pods (test/node).
+	@$(MAKE) --no-print-directory -j1 k8s-node-bins test-images
+	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1 || true
+	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER),REAL_NODE=1) up
+	rc=0; KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(NODE_DIR)" ./hack/dev.sh || rc=$$?; \
+	if [ $$rc -eq 0 ]; then \
+		KUBECONFIG="$(NODE_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" NODE_BIN="$(NODE_BIN)" K8S_BIN="$(K8S_BIN)" DEV_DIR="$(NODE_DIR)" \
+		go test -tags node -timeout 15m -count 1 -v ./test/node/ $(TEST_ARGS) || rc=$$?; \
+	fi; \
+	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1; \
+	K8S_BIN="$(K8S_BIN)" NODE_BIN="$(NODE_BIN)" ./hack/real-node.sh leftovers || rc=1; exit $$rc
 
 ##@ Build
 
@@ -384,6 +413,36 @@ image: ## Build the operator's image without Docker into bin/image/sunstrider-op
 	go run ./hack/image -binary "$(IMAGE_DIR)/manager-linux-$(IMAGE_ARCH)" -out "$(IMAGE_ARCHIVE)" -tag "$(IMAGE_TAG)" \
 		-created "$(SOURCE_DATE_EPOCH)" -version "$(IMAGE_VERSION)" -revision "$(REVISION)" -source "$(IMAGE_SOURCE)" \
 		-ca-certs "$(IMAGE_CA_CERTS)" -description "Kubernetes operator for Application, MyCustomResource, Guestbook and Drink"
+
+# `make test-images` builds, the same way, the images the local test
+# cluster's real kubelet node runs (no registry is reachable there, so they
+# are imported into its containerd with `ctr -n k8s.io images import`): the
+# test workload (test/app) as two versions for rollouts, and the pod sandbox
+# image (hack/pause) in place of registry.k8s.io/pause.
+TESTAPP_IMAGE_V1 ?= sunstrider.local/testapp:v1
+TESTAPP_IMAGE_V2 ?= sunstrider.local/testapp:v2
+PAUSE_IMAGE ?= sunstrider.local/pause:1
+TESTAPP_ARCHIVE_V1 ?= $(IMAGE_DIR)/sunstrider-testapp-v1.tar
+TESTAPP_ARCHIVE_V2 ?= $(IMAGE_DIR)/sunstrider-testapp-v2.tar
+PAUSE_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-pause.tar
+.PHONY: test-images
+test-images: ## Build the real test node's images without Docker: bin/image/sunstrider-testapp-v1.tar, -v2.tar and sunstrider-pause.tar.
+	mkdir -p "$(IMAGE_DIR)"
+	for v in v1 v2; do \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "-s -w -X main.version=$$v" \
+			-o "$(IMAGE_DIR)/testapp-$$v-linux-$(IMAGE_ARCH)" ./test/app || exit 1; \
+	done
+	go run ./hack/image -binary "$(IMAGE_DIR)/testapp-v1-linux-$(IMAGE_ARCH)" -entrypoint /app \
+		-out "$(TESTAPP_ARCHIVE_V1)" -tag "$(TESTAPP_IMAGE_V1)" -created "$(SOURCE_DATE_EPOCH)" \
+		-title sunstrider-testapp -version v1 -description "The operator's test workload (test/app), version v1"
+	go run ./hack/image -binary "$(IMAGE_DIR)/testapp-v2-linux-$(IMAGE_ARCH)" -entrypoint /app \
+		-out "$(TESTAPP_ARCHIVE_V2)" -tag "$(TESTAPP_IMAGE_V2)" -created "$(SOURCE_DATE_EPOCH)" \
+		-title sunstrider-testapp -version v2 -description "The operator's test workload (test/app), version v2"
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "-s -w" \
+		-o "$(IMAGE_DIR)/pause-linux-$(IMAGE_ARCH)" ./hack/pause
+	go run ./hack/image -binary "$(IMAGE_DIR)/pause-linux-$(IMAGE_ARCH)" -entrypoint /pause \
+		-out "$(PAUSE_ARCHIVE)" -tag "$(PAUSE_IMAGE)" -created "$(SOURCE_DATE_EPOCH)" \
+		-title sunstrider-pause -version 1 -description "The test node's pod sandbox image (hack/pause)"
 
 # If you wish to build the manager image targeting other platforms you can use the --platform flag.
 # (i.e. docker build --platform linux/arm64). However, you must enable docker buildKit for it.
@@ -594,6 +653,19 @@ k8s-test-bins: ## Build kube-apiserver, etcd and kubectl for envtest into bin/k8
 .PHONY: k8s-cluster-bins
 k8s-cluster-bins: kwok ## Build what k8s-test-bins builds and kube-controller-manager, kube-scheduler, kwok and kwokctl for a whole local cluster.
 	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) ./hack/build-k8s.sh "$(K8S_BIN)" kube-apiserver etcd kubectl kube-controller-manager kube-scheduler
+
+# The real node of the local cluster (hack/real-node.sh): kubelet and
+# kube-proxy of K8S_VERSION, containerd, crictl and the CNI plugins, all
+# from the Go module proxy (runc, iptables and conntrack from Debian).
+CONTAINERD_VERSION ?= v2.4.2
+CNI_PLUGINS_VERSION ?= v1.10.0
+CRICTL_VERSION ?= v1.37.0
+NODE_BIN ?= $(LOCALBIN)/node/containerd-$(CONTAINERD_VERSION)-crictl-$(CRICTL_VERSION)-cni-$(CNI_PLUGINS_VERSION)
+.PHONY: k8s-node-bins
+k8s-node-bins: k8s-cluster-bins ## Build what the local cluster's real node runs: kubelet, kube-proxy, containerd, crictl, CNI plugins (once; ~5 min cold).
+	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) ./hack/build-k8s.sh "$(K8S_BIN)" kubelet kube-proxy
+	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) CONTAINERD_VERSION=$(CONTAINERD_VERSION) CNI_PLUGINS_VERSION=$(CNI_PLUGINS_VERSION) \
+		CRICTL_VERSION=$(CRICTL_VERSION) ./hack/build-node.sh "$(NODE_BIN)"
 
 .PHONY: kwok
 kwok: $(KWOK_BIN)/kwok $(KWOK_BIN)/kwokctl ## Build kwok and kwokctl into bin/kwok/<version> (once).

@@ -3,13 +3,19 @@
 # binary runtime runs etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler and the kwok controller as local processes, from binaries
 # built from source into bin/. kwok keeps 3 fake nodes Ready and turns every
-# Pod scheduled on them Running and Ready (no container ever runs).
+# Pod scheduled on them Running and Ready (no container ever runs). With
+# REAL_NODE=1 (`make dev` as root, `make test-node`) one real node joins them
+# (hack/real-node.sh: containerd, kubelet, kube-proxy; docs/local-cluster.md),
+# tainted so that only workloads that tolerate it run real containers.
 #
 # Usage: dev-cluster.sh up|down
 # Env: K8S_BIN, KWOK_BIN (binary folders), DEV_DIR (state; default bin/dev),
 #      DEV_CLUSTER (cluster name; default sunstrider-dev),
 #      DEV_FEATURE_GATES (optional Kubernetes feature gates for every component,
-#      e.g. ShardedListAndWatch=true; default none).
+#      e.g. ShardedListAndWatch=true; default none),
+#      REAL_NODE (1: add the real node, and fail when it cannot be added;
+#      auto: add it when root, else say so in one line and go on; default 0),
+#      NODE_BIN, NODE_IMAGES (for the real node: hack/real-node.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${K8S_BIN:?}" "${KWOK_BIN:?}"
@@ -20,6 +26,14 @@ export KWOK_WORKDIR=$DEV_DIR/kwok
 kwokctl=$KWOK_BIN/kwokctl
 kubectl=$K8S_BIN/kubectl
 feature_gates=()
+REAL_NODE=${REAL_NODE:-0}
+if [ "$REAL_NODE" = auto ]; then
+  if [ "$(id -u)" = 0 ]; then REAL_NODE=1; else
+    echo "Not root: the cluster starts without its real node (kwok's fake nodes only; docs/local-cluster.md)."
+    REAL_NODE=0
+  fi
+fi
+real_node() { K8S_BIN="$K8S_BIN" DEV_DIR="$DEV_DIR" DEV_CLUSTER="$DEV_CLUSTER" "$root/hack/real-node.sh" "$@"; }
 if [ -n "${DEV_FEATURE_GATES:-}" ]; then
   feature_gates=(--kube-feature-gates "$DEV_FEATURE_GATES")
 fi
@@ -42,7 +56,30 @@ up() {
   else
     # A stopped or half-made cluster of the same name is replaced.
     "$kwokctl" delete cluster --name "$DEV_CLUSTER" --kubeconfig "$kubeconfig" >/dev/null 2>&1 || true
-    "$kwokctl" create cluster --name "$DEV_CLUSTER" --runtime binary \
+    config=()
+    if [ "$REAL_NODE" = 1 ]; then
+      # kwok answers only for its own nodes (they carry the annotation), not
+      # for the real one; the API server reaches the kubelet by its address
+      # (no DNS for the node's name) with the cluster's admin certificate,
+      # which the kubelet checks against the cluster's CA.
+      pki=$KWOK_WORKDIR/clusters/$DEV_CLUSTER/pki
+      cat >"$DEV_DIR/kwok-real-node.yaml" <<CONFIG
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+componentsPatches:
+- name: kwok-controller
+  extraArgs:
+  - {key: manage-all-nodes, value: "false"}
+  - {key: manage-nodes-with-annotation-selector, value: kwok.x-k8s.io/node=fake}
+- name: kube-apiserver
+  extraArgs:
+  - {key: kubelet-preferred-address-types, value: InternalIP}
+  - {key: kubelet-client-certificate, value: $pki/admin.crt}
+  - {key: kubelet-client-key, value: $pki/admin.key}
+CONFIG
+      config=(--config "$DEV_DIR/kwok-real-node.yaml")
+    fi
+    "$kwokctl" create cluster "${config[@]}" --name "$DEV_CLUSTER" --runtime binary \
       --kubeconfig "$kubeconfig" \
       --kube-apiserver-binary "$K8S_BIN/kube-apiserver" \
       --kube-controller-manager-binary "$K8S_BIN/kube-controller-manager" \
@@ -76,11 +113,25 @@ status:
 NODE
   done
   "$kubectl" --kubeconfig "$kubeconfig" wait --for=condition=Ready node --all --timeout=60s >/dev/null
-  echo "Cluster $DEV_CLUSTER is up with 3 fake nodes. Use it with:"
+  nodes="3 fake nodes"
+  if [ "$REAL_NODE" = 1 ]; then
+    real_node up
+    nodes="3 fake nodes and a real one (sunstrider-node)"
+  fi
+  echo "Cluster $DEV_CLUSTER is up with $nodes. Use it with:"
   echo "  export KUBECONFIG=$kubeconfig"
 }
 
 down() {
+  # make dev's operator, when it runs against this cluster.
+  if [ -f "$DEV_DIR/manager.pid" ]; then
+    kill "$(cat "$DEV_DIR/manager.pid")" 2>/dev/null || true
+    rm -f "$DEV_DIR/manager.pid"
+  fi
+  # The real node, when this cluster holds it (as root only).
+  if [ "$(id -u)" = 0 ] && [ "$(cat /run/sunstrider-node/owner 2>/dev/null)" = "$DEV_DIR" ]; then
+    real_node down
+  fi
   "$kwokctl" delete cluster --name "$DEV_CLUSTER" --kubeconfig "$kubeconfig" || true
   rm -f "$kubeconfig"
 }

@@ -32,6 +32,10 @@ k wait --for=condition=Established crd --all --timeout=60s >/dev/null
 # default, created when absent (docs/configuration.md).
 "$MANAGER" init-config
 
+# The serving certificate comes from the cluster's Secret (the operator
+# writes it here): one left by an earlier cluster would be served, with a CA
+# this cluster does not trust, until the new one is written.
+rm -rf "$DEV_DIR/certs"
 mkdir -p "$DEV_DIR/certs"
 nohup "$MANAGER" \
   --operator-namespace=sunstrider-operator-system \
@@ -66,6 +70,22 @@ spec:
 POD
 k wait --for=condition=Ready application/nginx-sample --timeout=60s >/dev/null
 
+# On the real node (hack/real-node.sh), when the cluster has one: an app
+# whose container really runs, answering through its Service.
+demo=""
+if k get node sunstrider-node >/dev/null 2>&1; then
+  k apply -f hack/dev-demo/hello.yaml >/dev/null
+  k wait --for=condition=Ready application/hello --timeout=120s >/dev/null
+  node_ip=$(k get node sunstrider-node -o jsonpath='{.status.addresses[?(@.type=="InternalIP")].address}')
+  url="http://$node_ip:30090/"
+  cluster_url="http://$(k get application hello -o jsonpath='{.status.clusterIP}'):80/"
+  for _ in $(seq 50); do curl -fsS "$url" >/dev/null 2>&1 && break; sleep 0.2; done
+  echo "hello answers on the real node: curl $url -> $(curl -fsS "$url")"
+  demo="
+  kubectl get application hello -o wide; kubectl get pods -o wide -l apps.sunstrider.cn/application=hello
+  curl $url    # the app's version, through its NodePort (ClusterIP: curl $cluster_url)"
+fi
+
 cat <<MSG
 
 The operator runs locally (pid $(cat "$DEV_DIR/manager.pid"), logs: $DEV_DIR/manager.log)
@@ -76,7 +96,7 @@ against the local cluster, with the samples applied. Look at:
   kubectl get mycustomresources                     # my-custom-resource-01 Healthy (funny-joe exists)
   kubectl get guestbooks; kubectl get pods -L webapp.my.domain/role
   kubectl get drinks,configmaps
-  kubectl get drinks.v1alpha1.example.com -o yaml   # the same Drink, converted
+  kubectl get drinks.v1alpha1.example.com -o yaml   # the same Drink, converted$demo
 
-Stop the operator: kill \$(cat $DEV_DIR/manager.pid); remove the cluster: make dev-cluster-down
+Stop the operator: kill \$(cat $DEV_DIR/manager.pid); remove the cluster (and the operator): make dev-cluster-down
 MSG

@@ -51,6 +51,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -67,7 +68,10 @@ const (
 )
 
 func main() {
-	listen := flag.String("listen", ":8080", "address to serve HTTP on")
+	// :3000 too: a Guestbook instance's port (internal/controller/webapp),
+	// so that this image serves as the Guestbook's (OperatorConfiguration
+	// guestbookImage) on the real node.
+	listen := flag.String("listen", ":8080,:3000", "comma-separated addresses to serve HTTP on")
 	crash := flag.Bool("crash", false, "print a line to stderr and exit 1 at once (a crash-looping container)")
 	exitAfter := flag.Duration("exit-after", 0, "exit 0 after this long (0: never)")
 	notReady := flag.Bool("not-ready", false, "start with readiness off (/readyz 503 until POST /ready/on)")
@@ -101,14 +105,17 @@ func run(listen string, exitAfter, drain time.Duration, ready bool) int {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
 
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		logger.Printf("%s: %v", version, err)
-		return 1
+	addrs := strings.Split(listen, ",")
+	serveErr := make(chan error, len(addrs))
+	for _, addr := range addrs {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			logger.Printf("%s: %v", version, err)
+			return 1
+		}
+		go func() { serveErr <- srv.Serve(ln) }()
 	}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	logger.Printf("%s listening on %s (ready=%t, drain=%s, exit-after=%s)", version, ln.Addr(), ready, drain, exitAfter)
+	logger.Printf("%s listening on %s (ready=%t, drain=%s, exit-after=%s)", version, listen, ready, drain, exitAfter)
 
 	var timeout <-chan time.Time
 	if exitAfter > 0 {
@@ -135,8 +142,10 @@ func run(listen string, exitAfter, drain time.Duration, ready bool) int {
 		logger.Printf("%s: shutdown: %v", version, err)
 		return 1
 	}
-	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
-		logger.Printf("%s: serve: %v", version, err)
+	for range addrs {
+		if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
+			logger.Printf("%s: serve: %v", version, err)
+		}
 	}
 	logger.Printf("%s stopped, exit code %d", version, code)
 	return code

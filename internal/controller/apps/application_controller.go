@@ -92,6 +92,7 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	for _, phase := range []func(context.Context, *applicationScope) error{
 		r.reconcileDeployment,
 		r.reconcileService,
+		r.observeFailingPod,
 	} {
 		if err := phase(ctx, s); err != nil {
 			// The API server did not answer: the next phases and the

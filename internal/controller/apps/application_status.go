@@ -33,6 +33,9 @@ type observation struct {
 	serviceWanted bool
 	// selector is the Deployment's Pod selector.
 	selector *metav1.LabelSelector
+	// podFailure, when set, says why the degraded Deployment's Pods fail
+	// (observeFailingPod), for Ready's and Degraded's messages.
+	podFailure string
 	// selectorImmutable, when set, says why the Deployment was not written:
 	// spec.deployment.selector differs from the existing Deployment's
 	// (SelectorImmutable, Application-only).
@@ -123,12 +126,22 @@ func mirrorDeploymentCondition(d *appsv1.Deployment, condType string, from appsv
 // degradedCondition is True when the Deployment cannot make progress or
 // cannot create its Pods.
 func degradedCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition {
-	if msg, degraded := deploymentDegraded(obs.deployment); degraded {
+	if msg, degraded := degradedMessage(obs); degraded {
 		return metav1.Condition{Type: sunappsv1.ConditionDegraded, Status: metav1.ConditionTrue,
 			Reason: sunappsv1.ReasonDeploymentDegraded, Message: msg}
 	}
 	return metav1.Condition{Type: sunappsv1.ConditionDegraded, Status: metav1.ConditionFalse,
 		Reason: sunappsv1.ReasonAsExpected, Message: "The Deployment reports no failure"}
+}
+
+// degradedMessage is deploymentDegraded's message with, when known, why
+// the Pods fail (a crash loop and its exit code).
+func degradedMessage(obs *observation) (string, bool) {
+	msg, degraded := deploymentDegraded(obs.deployment)
+	if degraded && obs.podFailure != "" {
+		msg += " " + obs.podFailure
+	}
+	return msg, degraded
 }
 
 func deploymentDegraded(d *appsv1.Deployment) (string, bool) {
@@ -167,7 +180,7 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 		return notReady(sunappsv1.ReasonServiceMissing, "The Service does not exist yet")
 	}
 	d := obs.deployment
-	if msg, degraded := deploymentDegraded(d); degraded {
+	if msg, degraded := degradedMessage(obs); degraded {
 		return notReady(sunappsv1.ReasonDeploymentDegraded, msg)
 	}
 	replicas := ptr.Deref(d.Spec.Replicas, 1)
