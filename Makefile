@@ -300,8 +300,8 @@ bench-shards: k8s-cluster-bins ## Check and weigh server-side sharded list/watch
 	$(call dev-cluster,$(SHARDS_DIR),$(SHARDS_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
 .PHONY: lint
-lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e, chaos and container suites included), lint and render the chart, and fail on stale generated files (verify).
-	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container,release
+lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e, chaos, container and node suites included), lint and render the chart, and fail on stale generated files (verify).
+	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container,release,node
 
 .PHONY: vulncheck
 vulncheck: govulncheck indexdb $(AFTER_SUITE_BINS) | $(if $(CI_SCHEDULE),test-chaos) ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
@@ -347,15 +347,21 @@ dev-cluster-down: ## Stop and remove the local cluster, its real node and make d
 # routing. There is one real node per machine, so no other suite has one.
 NODE_DIR ?= $(LOCALBIN)/node-e2e
 NODE_CLUSTER ?= sunstrider-node
+# The operator's own image, as `make image` builds it, imported into the
+# node: test/node deploys it with `make deploy` and `helm install`.
+NODE_OPERATOR_IMG ?= sunstrider.local/operator:node
+NODE_OPERATOR_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-operator-node.tar
 
 .PHONY: test-node
 test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh local cluster with its real node (as root): make dev, then real Pods through the operator: probes, Service routing, rollouts, crash loops, friend Pods (test/node).
 	@$(MAKE) --no-print-directory -j1 k8s-node-bins test-images
+	@$(MAKE) --no-print-directory image IMG=$(NODE_OPERATOR_IMG) IMAGE_ARCHIVE=$(NODE_OPERATOR_ARCHIVE)
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1 || true
-	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER),REAL_NODE=1) up
+	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER),REAL_NODE=1 NODE_IMAGES="$(NODE_IMAGES) $(NODE_OPERATOR_ARCHIVE)") up
 	rc=0; KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(NODE_DIR)" ./hack/dev.sh || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
-		KUBECONFIG="$(NODE_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" NODE_BIN="$(NODE_BIN)" K8S_BIN="$(K8S_BIN)" DEV_DIR="$(NODE_DIR)" \
+		KUBECONFIG="$(NODE_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" NODE_BIN="$(NODE_BIN)" K8S_BIN="$(K8S_BIN)" \
+		DEV_DIR="$(NODE_DIR)" OPERATOR_IMAGE="$(NODE_OPERATOR_IMG)" \
 		go test -tags node -timeout 15m -count 1 -v ./test/node/ $(TEST_ARGS) || rc=$$?; \
 	fi; \
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1; \

@@ -66,6 +66,10 @@ up() {
       cat >"$DEV_DIR/kwok-real-node.yaml" <<CONFIG
 apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
+options:
+  # Pods reach the API server at the kubernetes Service's address (the
+  # first of the Service range): its certificate must name it.
+  kubeApiserverCertSANs: [10.0.0.1]
 componentsPatches:
 - name: kwok-controller
   extraArgs:

@@ -217,6 +217,24 @@ func sh(name string, args ...string) (string, error) {
 	return string(out), err
 }
 
+// shEnv is sh with env added to the suite's environment.
+func shEnv(env []string, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// shIn is sh with stdin.
+func shIn(stdin, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = root
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
 // crictl runs crictl against the real node's runtime.
 func crictl(args ...string) (string, error) {
 	return sh(filepath.Join(root, "hack", "real-node.sh"), append([]string{"crictl"}, args...)...)
