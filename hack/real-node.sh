@@ -25,6 +25,7 @@
 #   real-node.sh import <tar>...    import image archives into the node's runtime
 #   real-node.sh down               stop it and remove every trace of it
 #   real-node.sh crictl <args>...   crictl against the node's runtime
+#   real-node.sh runtime stop|start stop or start containerd alone (a fault)
 #   real-node.sh leftovers          what `down` left behind; fails if anything
 # Env: K8S_BIN (kubelet, kube-proxy), NODE_BIN (containerd, ctr, crictl,
 #      cni/), DEV_DIR (the cluster's folder: kubeconfig, kwok/ with its PKI),
@@ -77,7 +78,7 @@ wait_for() { # wait_for <seconds> <what> <command>...
 
 start() { # start <name> <command>...: a daemon whose pid and log are kept
   local name=$1; shift
-  nohup "$@" >"$LOGS/$name.log" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
+  nohup "$@" >>"$LOGS/$name.log" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
   echo $! >"$RUN/$name.pid"
 }
 
@@ -186,8 +187,7 @@ up() {
   modprobe br_netfilter 2>/dev/null || true
   sysctl -qw net.bridge.bridge-nf-call-iptables=1 2>/dev/null || true
 
-  PATH=$NODE_BIN:$PATH start containerd "$NODE_BIN/containerd" --config "$ETC/containerd.toml"
-  wait_for 30 containerd crictl info
+  start_containerd
   import "${NODE_IMAGES[@]}"
 
   start kubelet "$K8S_BIN/kubelet" --config "$ETC/kubelet.yaml" --kubeconfig "$kubeconfig" \
@@ -202,6 +202,23 @@ up() {
   # Pods of namespaces labelled sunstrider.cn/real-node=true land here.
   "$K8S_BIN/kubectl" --kubeconfig "$kubeconfig" apply -f "$root/hack/real-node/placement.yaml" >/dev/null
   echo "Real node $NODE_NAME is up ($IP, containerd $(crictl version 2>/dev/null | sed -n 's/RuntimeVersion: *//p'), logs in $LOGS)."
+}
+
+start_containerd() {
+  PATH=$NODE_BIN:$PATH start containerd "$NODE_BIN/containerd" --config "$ETC/containerd.toml"
+  wait_for 30 containerd crictl info
+}
+
+# runtime stop|start: the CRI runtime alone stops (containers keep running
+# under their shims, the kubelet cannot reach them) or starts again: a
+# fault the chaos test on the real node injects.
+runtime() {
+  LOGS=$DEV_DIR/node
+  case $1 in
+    stop) stop_pid containerd ;;
+    start) start_containerd ;;
+    *) echo "usage: $0 runtime stop|start" >&2; exit 2 ;;
+  esac
 }
 
 import() {
@@ -313,6 +330,7 @@ case ${1:-} in
   down) down ;;
   import) shift; need_root; import "$@" ;;
   crictl) shift; crictl "$@" ;;
+  runtime) shift; need_root; : "${DEV_DIR:?}"; runtime "${1:-}" ;;
   leftovers) need_root; : "${K8S_BIN:?}" "${NODE_BIN:?}"; leftovers ;;
-  *) echo "usage: $0 up|down|import <tar>...|crictl <args>...|leftovers" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|import <tar>...|crictl <args>...|runtime stop|start|leftovers" >&2; exit 2 ;;
 esac
