@@ -55,7 +55,8 @@ func TestDevDemoAnswersThroughClusterIPAndNodePort(t *testing.T) {
 	selector, err := labels.Parse(nginx.Status.Selector)
 	g.Expect(err).NotTo(HaveOccurred())
 	var sample corev1.PodList
-	g.Expect(admin.List(ctx(), &sample, client.InNamespace("default"), client.MatchingLabelsSelector{Selector: selector})).To(Succeed())
+	g.Expect(admin.List(ctx(), &sample, client.InNamespace("default"),
+		client.MatchingLabelsSelector{Selector: selector})).To(Succeed())
 	g.Expect(sample.Items).NotTo(BeEmpty())
 	for _, p := range sample.Items {
 		g.Expect(p.Spec.NodeName).To(HavePrefix("kwok-node-"))
@@ -69,7 +70,7 @@ func TestApplicationIsReadyOnlyOnceItsContainerIsReady(t *testing.T) {
 	g := NewWithT(t)
 	ns := namespace(t)
 	dumpOnFailure(t, ns)
-	app := application(ns, "probe", 1, appContainer(imageV1, "-not-ready"))
+	app := application(ns, "probe", 1, appContainer("-not-ready"))
 	g.Expect(admin.Create(ctx(), app)).To(Succeed())
 
 	// The container has started and the operator has seen the Deployment
@@ -113,11 +114,11 @@ func TestRolloutToV2AnswersEveryRequest(t *testing.T) {
 	g := NewWithT(t)
 	ns := namespace(t)
 	dumpOnFailure(t, ns)
-	app := application(ns, "roll", 2, appContainer(imageV1))
+	app := application(ns, "roll", 2, appContainer())
 	app.Spec.Deployment.Strategy = appsv1.DeploymentStrategy{
 		Type: appsv1.RollingUpdateDeploymentStrategyType,
 		RollingUpdate: &appsv1.RollingUpdateDeployment{
-			MaxUnavailable: ptr.To(intstr.FromInt32(0)), MaxSurge: ptr.To(intstr.FromInt32(1))},
+			MaxUnavailable: new(intstr.FromInt32(0)), MaxSurge: new(intstr.FromInt32(1))},
 	}
 	// The old Pod leaves the Service's endpoints before it stops serving:
 	// the app drains for 2 s after SIGTERM (test/app).
@@ -211,7 +212,7 @@ func TestReadinessTurnedOffShowsInStatus(t *testing.T) {
 	g := NewWithT(t)
 	ns := namespace(t)
 	dumpOnFailure(t, ns)
-	app := application(ns, "flaky", 1, appContainer(imageV1))
+	app := application(ns, "flaky", 1, appContainer())
 	g.Expect(admin.Create(ctx(), app)).To(Succeed())
 	waitReady(g, app)
 	pods := appPods(g, ns, "flaky")
@@ -247,7 +248,7 @@ func TestCrashLoopEndsStalled(t *testing.T) {
 	g := NewWithT(t)
 	ns := namespace(t)
 	dumpOnFailure(t, ns)
-	app := application(ns, "crash", 1, appContainer(imageV1, "-crash"))
+	app := application(ns, "crash", 1, appContainer("-crash"))
 	app.Spec.Deployment.ProgressDeadlineSeconds = ptr.To[int32](15)
 	g.Expect(admin.Create(ctx(), app)).To(Succeed())
 

@@ -39,7 +39,7 @@ func TestCRIRuntimeStoppedThenStarted(t *testing.T) {
 	dumpOnFailure(t, ns)
 	apps := make([]*sunappsv1.Application, 0, 2)
 	for i := range 2 {
-		app := application(ns, fmt.Sprintf("outage-%d", i), 1, appContainer(imageV1))
+		app := application(ns, fmt.Sprintf("outage-%d", i), 1, appContainer())
 		g.Expect(admin.Create(ctx(), app)).To(Succeed())
 		apps = append(apps, app)
 	}

@@ -25,7 +25,7 @@ func TestFriendPodOnTheRealNode(t *testing.T) {
 		Spec: pocv1.MyCustomResourceSpec{Name: "real-joe"}}
 	g.Expect(admin.Create(ctx(), mcr)).To(Succeed())
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "real-joe"},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{appContainer(imageV1, "-not-ready")}}}
+		Spec: corev1.PodSpec{Containers: []corev1.Container{appContainer("-not-ready")}}}
 	onRealNode(&pod.Spec)
 	g.Expect(admin.Create(ctx(), pod)).To(Succeed())
 

@@ -95,7 +95,8 @@ func TestGuestbookFailsOverWhenItsActiveContainerIsKilled(t *testing.T) {
 	promoted := time.Since(killed)
 	g.Eventually(func() (string, error) { return get(url) }, 10*time.Second, 50*time.Millisecond).Should(Equal("v1"))
 	answered := time.Since(killed)
-	t.Logf("Guestbook failover: active %s killed; %s promoted, the Service's endpoint on it after %s; first answer through the Service after %s",
+	t.Logf("Guestbook failover: active %s killed; %s promoted, the Service's endpoint on it after %s; "+
+		"first answer through the Service after %s",
 		first.Name, second.Name, promoted.Round(10*time.Millisecond), answered.Round(10*time.Millisecond))
 	// The killed container was really restarted by the kubelet.
 	g.Eventually(func(g Gomega) {

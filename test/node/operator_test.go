@@ -72,7 +72,8 @@ func TestOperatorRunsOnTheRealNode(t *testing.T) {
 		dumpOnFailure(t, helmNamespace)
 		// One install per cluster (fixed names): make deploy's goes first,
 		// Applications and all (make undeploy).
-		out, err := sh("make", "--no-print-directory", "undeploy", "ignore-not-found=true", "KUBECTL="+kubectl, "KUSTOMIZE="+kustomize)
+		out, err := sh("make", "--no-print-directory", "undeploy", "ignore-not-found=true",
+			"KUBECTL="+kubectl, "KUSTOMIZE="+kustomize)
 		g.Expect(err).NotTo(HaveOccurred(), "make undeploy:\n%s", out)
 
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: helmNamespace, Labels: map[string]string{
@@ -265,7 +266,7 @@ func checkLeaderAndWebhooks(t *testing.T, ns string, pods []corev1.Pod) {
 	}, 30*time.Second, time.Second).Should(Succeed())
 
 	appNS := namespace(t)
-	a := application(appNS, "in-cluster", 1, appContainer(imageV1))
+	a := application(appNS, "in-cluster", 1, appContainer())
 	g.Expect(admin.Create(ctx(), a)).To(Succeed())
 	waitReady(g, a)
 	g.Eventually(func() (string, error) { return get(fmt.Sprintf("http://%s:80/", a.Status.ClusterIP)) },

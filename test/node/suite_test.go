@@ -31,7 +31,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/utils/ptr"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -107,14 +106,15 @@ func ctx() context.Context { return context.Background() }
 // node's taint and selects its label.
 func onRealNode(spec *corev1.PodSpec) {
 	spec.NodeSelector = map[string]string{realKey: "true"}
-	spec.Tolerations = []corev1.Toleration{{Key: realKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+	spec.Tolerations = []corev1.Toleration{{
+		Key: realKey, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
 }
 
-// appContainer is the test image's container, its readiness probe on
+// appContainer is the test image's container (v1), its readiness probe on
 // /readyz every second.
-func appContainer(image string, args ...string) corev1.Container {
+func appContainer(args ...string) corev1.Container {
 	return corev1.Container{
-		Name: "app", Image: image, ImagePullPolicy: corev1.PullNever, Args: args,
+		Name: "app", Image: imageV1, ImagePullPolicy: corev1.PullNever, Args: args,
 		Ports: []corev1.ContainerPort{{ContainerPort: appPort}},
 		ReadinessProbe: &corev1.Probe{
 			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
@@ -122,8 +122,8 @@ func appContainer(image string, args ...string) corev1.Container {
 			PeriodSeconds: 1, FailureThreshold: 1,
 		},
 		SecurityContext: &corev1.SecurityContext{
-			RunAsNonRoot:             ptr.To(true),
-			AllowPrivilegeEscalation: ptr.To(false),
+			RunAsNonRoot:             new(true),
+			AllowPrivilegeEscalation: new(false),
 			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 			SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
@@ -134,7 +134,7 @@ func appContainer(image string, args ...string) corev1.Container {
 // ClusterIP Service on port 80.
 func application(ns, name string, replicas int32, c corev1.Container) *sunappsv1.Application {
 	app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	app.Spec.Deployment.Replicas = ptr.To(replicas)
+	app.Spec.Deployment.Replicas = new(replicas)
 	app.Spec.Deployment.Template.Spec.Containers = []corev1.Container{c}
 	onRealNode(&app.Spec.Deployment.Template.Spec)
 	app.Spec.Service.Ports = []corev1.ServicePort{{Port: 80, TargetPort: intstrPort()}}
