@@ -210,27 +210,23 @@ func namespace(t *testing.T) string {
 }
 
 // sh runs a command from the repository's root and returns its combined output.
-func sh(name string, args ...string) (string, error) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+func sh(name string, args ...string) (string, error) { return shWith("", nil, name, args...) }
+
+// shIn is sh with stdin.
+func shIn(stdin, name string, args ...string) (string, error) {
+	return shWith(stdin, nil, name, args...)
 }
 
 // shEnv is sh with env added to the suite's environment.
 func shEnv(env []string, name string, args ...string) (string, error) {
-	cmd := exec.Command(name, args...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return shWith("", env, name, args...)
 }
 
-// shIn is sh with stdin.
-func shIn(stdin, name string, args ...string) (string, error) {
+func shWith(stdin string, env []string, name string, args ...string) (string, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = root
 	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
