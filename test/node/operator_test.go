@@ -54,13 +54,7 @@ func TestOperatorRunsOnTheRealNode(t *testing.T) {
 		dumpOnFailure(t, operatorNamespace)
 		// Its Pods go to the real node (hack/real-node/placement.yaml).
 		labelForRealNode(t, operatorNamespace)
-		// make deploy sets the image in config/manager (as kubebuilder's
-		// scaffold does); the tree is put back afterwards.
-		kustomization := filepath.Join(root, "config", "manager", "kustomization.yaml")
-		before, err := os.ReadFile(kustomization)
-		g.Expect(err).NotTo(HaveOccurred())
-		t.Cleanup(func() { _ = os.WriteFile(kustomization, before, 0o644) })
-		out, err := sh("make", "--no-print-directory", "deploy", "IMG="+image, "KUBECTL="+kubectl, "KUSTOMIZE="+kustomize)
+		out, err := makeInClone("deploy", "IMG="+image)
 		g.Expect(err).NotTo(HaveOccurred(), "make deploy:\n%s", out)
 
 		pods := waitOperator(t, operatorNamespace, operatorName, 2)
@@ -72,8 +66,7 @@ func TestOperatorRunsOnTheRealNode(t *testing.T) {
 		dumpOnFailure(t, helmNamespace)
 		// One install per cluster (fixed names): make deploy's goes first,
 		// Applications and all (make undeploy).
-		out, err := sh("make", "--no-print-directory", "undeploy", "ignore-not-found=true",
-			"KUBECTL="+kubectl, "KUSTOMIZE="+kustomize)
+		out, err := makeInClone("undeploy", "ignore-not-found=true")
 		g.Expect(err).NotTo(HaveOccurred(), "make undeploy:\n%s", out)
 
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: helmNamespace, Labels: map[string]string{
@@ -134,6 +127,30 @@ func TestOperatorRunsOnTheRealNode(t *testing.T) {
 		hookFailedOnRealNode(g, helmNamespace)
 	})
 }
+
+// makeInClone runs make with target in a clone of the repository's HEAD,
+// with the tools the suite was given: make deploy sets the image in
+// config/manager (as kubebuilder's scaffold does), which must not change
+// the tree the other suites read at the same time.
+func makeInClone(target string, vars ...string) (string, error) {
+	if cloneDir == "" {
+		dir, err := os.MkdirTemp(workDir, "clone-")
+		if err != nil {
+			return "", err
+		}
+		if out, err := sh("git", "clone", "-q", root, dir); err != nil {
+			return out, err
+		}
+		cloneDir = dir
+	}
+	args := append([]string{"--no-print-directory", "-C", cloneDir, target,
+		"KUBECTL=" + kubectl, "KUSTOMIZE=" + os.Getenv("KUSTOMIZE"),
+		"CONTROLLER_GEN=" + filepath.Join(root, "bin", "controller-gen")}, vars...)
+	return sh("make", args...)
+}
+
+// cloneDir is makeInClone's clone, made once.
+var cloneDir string
 
 // noImageApplication has a container without an image: the validating
 // webhook refuses it, the CRD's schema alone would not.
