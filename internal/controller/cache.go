@@ -39,6 +39,7 @@ const GuestbookPodLabel = "webapp.my.domain/guestbook"
 //     kinds (the most numerous in most clusters) are read from the API
 //     server when a name is in the way, and re-checked while they are;
 //   - Pods are cached as stripped metadata (PodMetadataTransform);
+//   - Nodes as their name and Ready condition (NodeReadyTransform);
 //   - ConfigMaps are cached whole only when the operator made them
 //     (apply.ManagedByLabel): the others as their metadata, without data
 //     (ConfigMapTransform);
@@ -54,6 +55,7 @@ func CacheOptions() cache.Options {
 		DefaultTransform: interner.Transform(apply.ManagedFieldsTransform()),
 		ByObject: map[client.Object]cache.ByObject{
 			&corev1.Pod{}: {Transform: interner.Transform(PodMetadataTransform(GuestbookPodLabel))},
+			&corev1.Node{}: {Transform: interner.Transform(NodeReadyTransform())},
 			&corev1.ConfigMap{}: {Transform: interner.Transform(
 				chain(ConfigMapTransform(), apply.ManagedFieldsTransform()))},
 			&appsv1.Deployment{}:  {Label: managed},

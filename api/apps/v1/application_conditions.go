@@ -57,6 +57,11 @@ const (
 	// (ReplicaFailure, such as an exceeded quota); the message says which
 	// (Ready=False, Stalled).
 	ReasonDeploymentDegraded = "DeploymentDegraded"
+	// ReasonNodeNotReady: the Deployment has rolled out, but a Pod it counts
+	// as ready runs on a node that is not Ready (its kubelet cannot reach
+	// the container runtime, say): Kubernetes keeps such a Pod Ready, the
+	// node cannot vouch for it (Ready=False, Reconciling).
+	ReasonNodeNotReady = "NodeNotReady"
 	// ReasonDeploymentMissing: the Deployment does not exist yet
 	// (Ready=False, Reconciling).
 	ReasonDeploymentMissing = "DeploymentMissing"

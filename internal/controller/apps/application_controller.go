@@ -52,6 +52,7 @@ type ApplicationReconciler struct {
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 
 // applicationScope carries one reconcile's Application and what it
 // observed. The observation holds the reconcile's Children (s.children):
@@ -93,6 +94,7 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		r.reconcileDeployment,
 		r.reconcileService,
 		r.observeFailingPod,
+		r.observeNodes,
 	} {
 		if err := phase(ctx, s); err != nil {
 			// The API server did not answer: the next phases and the
@@ -190,6 +192,10 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// A Deployment that just became ready makes its Application Ready:
 		// that reconcile goes ahead of the queue.
 		Watches(&appsv1.Deployment{}, controllers.EnqueueOwnerWhenReady(applicationGroupKind, deploymentReady)).
+		// A node that stops or starts being Ready changes what its Pods'
+		// Applications may claim (observeNodes): rare, so all are looked at.
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allApplications),
+			builder.WithPredicates(controllers.NodeReadyChanged())).
 		WithOptions(controllers.Options()).
 		Named("apps-application").
 		Complete(r)

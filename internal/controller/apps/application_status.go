@@ -33,6 +33,9 @@ type observation struct {
 	serviceWanted bool
 	// selector is the Deployment's Pod selector.
 	selector *metav1.LabelSelector
+	// unvouched, when set, names a ready Pod of the Deployment that runs on
+	// a node that is not Ready (observeNodes).
+	unvouched string
 	// podFailure, when set, says why the degraded Deployment's Pods fail
 	// (observeFailingPod), for Ready's and Degraded's messages.
 	podFailure string
@@ -90,6 +93,7 @@ func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.Appli
 var readyReasonClasses = controllers.WithChildReasons(controllers.ReasonClasses{
 	sunappsv1.ReasonRollingOut:            controllers.Working,
 	sunappsv1.ReasonDeploymentUnavailable: controllers.Working,
+	sunappsv1.ReasonNodeNotReady:          controllers.Working,
 	sunappsv1.ReasonDeploymentMissing:     controllers.Working,
 	sunappsv1.ReasonServiceMissing:        controllers.Working,
 	sunappsv1.ReasonSelectorImmutable:     controllers.Blocked,
@@ -186,6 +190,8 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 	replicas := ptr.Deref(d.Spec.Replicas, 1)
 	rollout := deploymentRollout(d)
 	switch {
+	case rollout.Status == kstatus.CurrentStatus && obs.unvouched != "":
+		return notReady(sunappsv1.ReasonNodeNotReady, obs.unvouched)
 	case rollout.Status == kstatus.CurrentStatus:
 		return metav1.Condition{Type: sunappsv1.ConditionReady, Status: metav1.ConditionTrue, Reason: sunappsv1.ReasonReady,
 			Message: fmt.Sprintf("%d of %d Pods available", d.Status.AvailableReplicas, replicas)}
