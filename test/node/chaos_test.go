@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
@@ -26,13 +27,11 @@ const notReadyWindow = 10 * time.Second
 
 // The CRI runtime (containerd) stopped for 30 s, then started. The
 // containers keep running under their shims; the kubelet cannot reach the
-// runtime and reports its node NotReady. Kubernetes keeps those Pods Ready
-// (the node lifecycle controller marks Pods not ready only when a kubelet
-// stops reporting, not when it reports NotReady), and they keep serving:
-// the Applications say what their Pods say, never Ready for a Pod that is
-// not, and every one answers through its Service throughout. Once the
-// runtime is back, the node is Ready and every Application Ready and
-// answering.
+// runtime and reports its node NotReady, but Kubernetes keeps its Pods
+// Ready (the node lifecycle controller marks Pods not ready only once a
+// kubelet stops reporting). No Application may claim Ready on Pods the
+// node cannot vouch for: each says NodeNotReady (Reconciling, InProgress)
+// until the runtime is back, then every one is Ready and answers again.
 func TestCRIRuntimeStoppedThenStarted(t *testing.T) {
 	g := NewWithT(t)
 	ns := namespace(t)
@@ -71,25 +70,30 @@ func TestCRIRuntimeStoppedThenStarted(t *testing.T) {
 	// The kubelet reports the node NotReady.
 	g.Eventually(node, 60*time.Second, 250*time.Millisecond).ShouldNot(Equal(corev1.ConditionTrue))
 	nodeNotReady := time.Since(stopped)
-	// Until the outage has lasted its 30 s: each Application's Ready is its
-	// Pod's, and the Services answer.
-	answered, failed := 0, 0
-	g.Consistently(func(g Gomega) {
+	// Every Application stops claiming Ready, though its Pod still is.
+	notReady := func(g Gomega) {
 		for _, app := range apps {
 			g.Expect(admin.Get(ctx(), client.ObjectKeyFromObject(app), app)).To(Succeed())
-			appReady := condition(app, sunappsv1.ConditionReady).Status == metav1.ConditionTrue
-			pods := appPods(g, ns, app.Name)
-			g.Expect(pods).To(HaveLen(1))
-			if appReady {
-				g.Expect(podReady(&pods[0])).To(BeTrue(), "%s Ready while its Pod is not", app.Name)
-			}
-			if _, err := get(fmt.Sprintf("http://%s:80/", app.Status.ClusterIP)); err != nil {
-				failed++
-			} else {
-				answered++
+			ready := condition(app, sunappsv1.ConditionReady)
+			g.Expect(ready.Status).To(Equal(metav1.ConditionFalse), app.Name)
+			g.Expect(ready.Reason).To(Equal(sunappsv1.ReasonNodeNotReady), app.Name)
+			g.Expect(ready.Message).To(ContainSubstring("its node "+realNode+" is not"), app.Name)
+			g.Expect(kstatusOf(g, app)).To(Equal(kstatus.InProgressStatus))
+		}
+	}
+	g.Eventually(notReady, 10*time.Second, 100*time.Millisecond).Should(Succeed())
+	appsNotReady := time.Since(stopped)
+	podsStillReady := 0
+	for _, app := range apps {
+		for _, p := range appPods(g, ns, app.Name) {
+			if podReady(&p) {
+				podsStillReady++
 			}
 		}
-	}, max(runtimeOutage-time.Since(stopped), notReadyWindow), 500*time.Millisecond).Should(Succeed())
+	}
+	// And none claims it again while the runtime is down.
+	g.Consistently(notReady, max(runtimeOutage-time.Since(stopped), notReadyWindow), 250*time.Millisecond).
+		Should(Succeed())
 
 	out, err = sh(script, "runtime", "start")
 	g.Expect(err).NotTo(HaveOccurred(), "runtime start:\n%s", out)
@@ -102,10 +106,10 @@ func TestCRIRuntimeStoppedThenStarted(t *testing.T) {
 		g.Eventually(func() (string, error) { return get(fmt.Sprintf("http://%s:80/", app.Status.ClusterIP)) },
 			10*time.Second, 200*time.Millisecond).Should(Equal("v1"))
 	}
-	t.Logf("CRI runtime stopped for %s: node NotReady after %s; during the outage %d requests through the "+
-		"Services answered, %d failed; node Ready, every Application Ready and answering %s after the restart",
-		outage.Round(100*time.Millisecond), nodeNotReady.Round(100*time.Millisecond), answered, failed,
-		time.Since(started).Round(100*time.Millisecond))
+	t.Logf("CRI runtime stopped for %s: node NotReady after %s, every Application NodeNotReady after %s "+
+		"(%d of their Pods still Ready by Kubernetes); node Ready, every Application Ready and answering %s "+
+		"after the restart", outage.Round(100*time.Millisecond), nodeNotReady.Round(100*time.Millisecond),
+		appsNotReady.Round(100*time.Millisecond), podsStillReady, time.Since(started).Round(100*time.Millisecond))
 }
 
 func podReady(p *corev1.Pod) bool {
