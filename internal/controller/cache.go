@@ -54,7 +54,7 @@ func CacheOptions() cache.Options {
 	return cache.Options{
 		DefaultTransform: interner.Transform(apply.ManagedFieldsTransform()),
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}: {Transform: interner.Transform(PodMetadataTransform(GuestbookPodLabel))},
+			&corev1.Pod{}:  {Transform: interner.Transform(PodMetadataTransform(GuestbookPodLabel))},
 			&corev1.Node{}: {Transform: interner.Transform(NodeReadyTransform())},
 			&corev1.ConfigMap{}: {Transform: interner.Transform(
 				chain(ConfigMapTransform(), apply.ManagedFieldsTransform()))},

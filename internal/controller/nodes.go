@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
@@ -46,6 +47,19 @@ func NodeReadyCondition(n *corev1.Node) *corev1.NodeCondition {
 func NodeIsReady(n *corev1.Node) bool {
 	c := NodeReadyCondition(n)
 	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+// NodeNotReadyField is the cache index of Nodes that are not Ready (value
+// "true"): a controller lists those alone, usually none, rather than every
+// Node of a large cluster.
+const NodeNotReadyField = "sunstrider.cn/node-not-ready"
+
+// IndexNodeNotReady is NodeNotReadyField's indexer.
+func IndexNodeNotReady(o client.Object) []string {
+	if n, ok := o.(*corev1.Node); ok && !NodeIsReady(n) {
+		return []string{"true"}
+	}
+	return nil
 }
 
 // NodeReadyChanged lets through the Node events that change whether a node

@@ -2,6 +2,7 @@ package apps
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -178,6 +179,10 @@ var applicationGroupKind = sunappsv1.GroupVersion.WithKind("Application").GroupK
 // operator's own status writes bring none: that reconcile would find
 // nothing to do (WrittenObjects.SkipOwnWrites).
 func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Node{},
+		controllers.NodeNotReadyField, controllers.IndexNodeNotReady); err != nil {
+		return fmt.Errorf("indexing Nodes by readiness: %w", err)
+	}
 	return r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
 		For(&sunappsv1.Application{}, builder.WithPredicates(r.written.SkipOwnWrites())).
 		Owns(&appsv1.Deployment{}).

@@ -20,18 +20,18 @@ import (
 // NotReady but leaves its Pods Ready (the node lifecycle controller marks
 // them not ready only once the kubelet stops reporting), so the Deployment
 // stays available on Pods nobody can vouch for; the Application does not
-// claim Ready on them (NodeNotReady). The common case costs one read of
-// the cached Nodes: the Pods are read from the API server (the cache holds
-// their metadata only, without their node) only while some node is not
-// Ready.
+// claim Ready on them (NodeNotReady). The common case costs one lookup
+// of the cached Nodes that are not Ready (an index, usually empty); the
+// Pods are read from the API server (the cache holds their metadata only,
+// without their node) only while some node is not Ready.
 func (r *ApplicationReconciler) observeNodes(ctx context.Context, s *applicationScope) error {
 	d := s.deployment
 	if d == nil || d.Status.ReadyReplicas == 0 || d.Spec.Selector == nil {
 		return nil
 	}
 	var nodes corev1.NodeList
-	if err := r.List(ctx, &nodes); err != nil {
-		return fmt.Errorf("listing Nodes: %w", err)
+	if err := r.List(ctx, &nodes, client.MatchingFields{controllers.NodeNotReadyField: "true"}); err != nil {
+		return fmt.Errorf("listing the Nodes that are not Ready: %w", err)
 	}
 	notReady := notReadyNodes(nodes.Items)
 	if len(notReady) == 0 {
