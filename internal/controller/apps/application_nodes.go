@@ -3,7 +3,7 @@ package apps
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,7 +83,7 @@ func unvouchedPods(pods []corev1.Pod, notReady map[string]string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	first := podNamed(pods, names[0])
 	msg := fmt.Sprintf("Pod %s is ready, but its node %s is not (%s)", first.Name, first.Spec.NodeName,
 		notReady[first.Spec.NodeName])
