@@ -287,6 +287,31 @@ BENCH_AB_N ?= 1000
 bench-ab: k8s-cluster-bins kustomize ## Compare the operator's own cost at two commits on one local cluster, in alternating pairs of bursts (BENCH_AB_BEFORE, BENCH_AB_AFTER, BENCH_AB_PAIRS, BENCH_AB_N; docs/performance.md).
 	K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" KUSTOMIZE="$(KUSTOMIZE)" ./hack/bench-ab.sh "$(BENCH_AB_BEFORE)" "$(BENCH_AB_AFTER)" "$(BENCH_AB_PAIRS)" "$(BENCH_AB_N)"
 
+# bench-real measures what users feel on real containers (test/bench/real):
+# on a fresh cluster of its own with the real node, the operator run as
+# `make dev` runs it (hack/dev.sh), an Application against the same
+# Deployment and Service applied directly. It holds the machine's one real
+# node, so it runs neither beside test-node nor beside make dev.
+BENCH_REAL_DIR ?= $(LOCALBIN)/bench-real
+BENCH_REAL_CLUSTER ?= sunstrider-bench-real
+BENCH_REAL_N ?= 20
+BENCH_REAL_CHANGES ?= 5
+
+.PHONY: bench-real
+bench-real: cluster-suite-bins ## On a fresh local cluster with its real node (as root): kubectl apply → first HTTP 200 through the Service and spec changes, an Application against its Deployment and Service applied directly (BENCH_REAL_N pairs, BENCH_REAL_CHANGES, BENCH_REAL_ARGS; docs/performance.md).
+	@[ "$$(id -u)" = 0 ] || { echo "make bench-real needs root: it runs the real node (docs/local-cluster.md)." >&2; exit 1; }
+	@$(MAKE) --no-print-directory -j1 k8s-node-bins test-images
+	$(call dev-cluster,$(BENCH_REAL_DIR),$(BENCH_REAL_CLUSTER)) down >/dev/null 2>&1 || true
+	$(call dev-cluster,$(BENCH_REAL_DIR),$(BENCH_REAL_CLUSTER),REAL_NODE=1) up
+	rc=0; KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(BENCH_REAL_DIR)" ./hack/dev.sh >/dev/null || rc=$$?; \
+	if [ $$rc -eq 0 ]; then \
+		go run ./test/bench/real -kubeconfig "$(BENCH_REAL_DIR)/kubeconfig" -kubectl "$(KUBECTL)" -n "$(BENCH_REAL_N)" \
+			-changes "$(BENCH_REAL_CHANGES)" -work-dir "$(BENCH_REAL_DIR)/run" -out "$(BENCH_REAL_DIR)/table.md" $(BENCH_REAL_ARGS) || rc=$$?; \
+	fi; \
+	$(call dev-cluster,$(BENCH_REAL_DIR),$(BENCH_REAL_CLUSTER)) down >/dev/null 2>&1; \
+	K8S_BIN="$(K8S_BIN)" NODE_BIN="$(NODE_BIN)" ./hack/real-node.sh leftovers >/dev/null || { \
+		echo "The real node left something behind: sudo hack/real-node.sh leftovers" >&2; rc=1; }; exit $$rc
+
 SHARDS_N ?= 10000
 SHARDS_DIR ?= $(LOCALBIN)/shards
 SHARDS_CLUSTER ?= sunstrider-shards
@@ -354,15 +379,15 @@ NODE_OPERATOR_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-operator-node.tar
 
 .PHONY: test-node
 test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh local cluster with its real node (as root): make dev, then real Pods through the operator: probes, Service routing, rollouts, crash loops, friend Pods (test/node).
-	@$(MAKE) --no-print-directory -j1 k8s-node-bins test-images
-	@$(MAKE) --no-print-directory image IMG=$(NODE_OPERATOR_IMG) IMAGE_ARCHIVE=$(NODE_OPERATOR_ARCHIVE)
+	@$(BATCH_NICE) $(MAKE) --no-print-directory -j1 k8s-node-bins test-images
+	@$(BATCH_NICE) $(MAKE) --no-print-directory image IMG=$(NODE_OPERATOR_IMG) IMAGE_ARCHIVE=$(NODE_OPERATOR_ARCHIVE)
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1 || true
-	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER),REAL_NODE=1 NODE_IMAGES="$(NODE_IMAGES) $(NODE_OPERATOR_ARCHIVE)") up
-	rc=0; KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(NODE_DIR)" ./hack/dev.sh || rc=$$?; \
+	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER),REAL_NODE=1 NODE_IMAGES="$(NODE_IMAGES) $(NODE_OPERATOR_ARCHIVE)" $(BATCH_NICE)) up
+	rc=0; KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(NODE_DIR)" $(BATCH_NICE) ./hack/dev.sh || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(NODE_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" NODE_BIN="$(NODE_BIN)" K8S_BIN="$(K8S_BIN)" \
 		DEV_DIR="$(NODE_DIR)" OPERATOR_IMAGE="$(NODE_OPERATOR_IMG)" \
-		go test -tags node -timeout 15m -count 1 -v ./test/node/ $(TEST_ARGS) || rc=$$?; \
+		$(BATCH_NICE) go test -tags node -timeout 15m -count 1 -v ./test/node/ $(TEST_ARGS) || rc=$$?; \
 	fi; \
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1; \
 	K8S_BIN="$(K8S_BIN)" NODE_BIN="$(NODE_BIN)" ./hack/real-node.sh leftovers || rc=1; exit $$rc
