@@ -383,7 +383,8 @@ test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh 
 	@$(BATCH_NICE) $(MAKE) --no-print-directory image IMG=$(NODE_OPERATOR_IMG) IMAGE_ARCHIVE=$(NODE_OPERATOR_ARCHIVE)
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1 || true
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER),REAL_NODE=1 NODE_IMAGES="$(NODE_IMAGES) $(NODE_OPERATOR_ARCHIVE)" $(BATCH_NICE)) up
-	rc=0; KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(NODE_DIR)" $(BATCH_NICE) ./hack/dev.sh || rc=$$?; \
+	rc=0; KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(NODE_DIR)" \
+		DEV_WEBHOOK_PORT=29443 DEV_PROBE_PORT=28081 $(BATCH_NICE) ./hack/dev.sh || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(NODE_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" NODE_BIN="$(NODE_BIN)" K8S_BIN="$(K8S_BIN)" \
 		DEV_DIR="$(NODE_DIR)" OPERATOR_IMAGE="$(NODE_OPERATOR_IMG)" \

@@ -3,12 +3,16 @@
 # the webhook configurations pointing at https://localhost:9443, starts the
 # operator as a local process (logs in bin/dev/manager.log), applies
 # config/samples and the seed's funny-joe Pod, and says what to look at.
-# Env: KUBECTL, KUSTOMIZE, MANAGER (binary), DEV_DIR.
+# Env: KUBECTL, KUSTOMIZE, MANAGER (binary), DEV_DIR, DEV_WEBHOOK_PORT
+#      (default 9443), DEV_PROBE_PORT (default 8081): make test-node uses
+#      others, so that it can run beside a suite that runs `make run`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 : "${KUBECTL:?}" "${KUSTOMIZE:?}" "${MANAGER:?}"
 DEV_DIR=${DEV_DIR:-$root/bin/dev}
+WEBHOOK_PORT=${DEV_WEBHOOK_PORT:-9443}
+PROBE_PORT=${DEV_PROBE_PORT:-8081}
 export KUBECONFIG=$DEV_DIR/kubeconfig
 k() { "$KUBECTL" "$@"; }
 
@@ -18,7 +22,7 @@ if [ -f "$DEV_DIR/manager.pid" ]; then
   rm -f "$DEV_DIR/manager.pid"
 fi
 
-"$KUSTOMIZE" build config/dev | go run ./hack/devconfig > "$DEV_DIR/dev.yaml"
+"$KUSTOMIZE" build config/dev | go run ./hack/devconfig -base "https://localhost:$WEBHOOK_PORT" > "$DEV_DIR/dev.yaml"
 k apply --server-side --force-conflicts -f "$DEV_DIR/dev.yaml" >/dev/null
 # kubectl wait gives up at once on a CRD whose status.conditions is still
 # null, just after it was made: ask again, a minute at most.
@@ -41,20 +45,21 @@ nohup "$MANAGER" \
   --operator-namespace=sunstrider-operator-system \
   --webhook-extra-dns-names=localhost \
   --webhook-cert-path="$DEV_DIR/certs" \
-  --health-probe-bind-address=:8081 \
+  --webhook-port="$WEBHOOK_PORT" \
+  --health-probe-bind-address=":$PROBE_PORT" \
   --metrics-bind-address=0 \
   > "$DEV_DIR/manager.log" 2>&1 &
 echo $! > "$DEV_DIR/manager.pid"
 
 echo "Waiting for the operator (webhooks served with its own certificate)..."
 for _ in $(seq 1 120); do
-  if curl -fsS http://localhost:8081/readyz >/dev/null 2>&1; then break; fi
+  if curl -fsS http://localhost:$PROBE_PORT/readyz >/dev/null 2>&1; then break; fi
   if ! kill -0 "$(cat "$DEV_DIR/manager.pid")" 2>/dev/null; then
     echo "The operator exited; see $DEV_DIR/manager.log" >&2; tail -20 "$DEV_DIR/manager.log" >&2; exit 1
   fi
   sleep 0.5
 done
-curl -fsS http://localhost:8081/readyz >/dev/null
+curl -fsS http://localhost:$PROBE_PORT/readyz >/dev/null
 
 k apply -k config/samples 2>&1 | grep -v "is deprecated" | grep -v "configured\|created\|unchanged" || true
 k get pod funny-joe -n default >/dev/null 2>&1 || k apply -f - >/dev/null <<'POD'
