@@ -86,7 +86,21 @@ func validateApplication(app *sunappsv1.Application) field.ErrorList {
 		validateTemplateLabels(d, deploymentPath),
 		validateContainers(d.Template.Spec.Containers, deploymentPath.Child("template", "spec", "containers")),
 		validateServicePorts(&app.Spec.Service.ServiceSpec, servicePath),
+		validateServiceType(&app.Spec.Service.ServiceSpec, servicePath.Child("type")),
 	)
+}
+
+// supportedServiceTypes are the types the API server accepts for a Service.
+var supportedServiceTypes = []string{string(corev1.ServiceTypeClusterIP), string(corev1.ServiceTypeNodePort),
+	string(corev1.ServiceTypeLoadBalancer), string(corev1.ServiceTypeExternalName)}
+
+// validateServiceType refuses a type the API server would refuse, when
+// there is a Service to make (it has ports); empty is ClusterIP.
+func validateServiceType(svc *corev1.ServiceSpec, path *field.Path) field.ErrorList {
+	if len(svc.Ports) == 0 || svc.Type == "" || slices.Contains(supportedServiceTypes, string(svc.Type)) {
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(path, svc.Type, supportedServiceTypes)}
 }
 
 // validateSizes bounds spec.deployment and spec.service (maxDeploymentBytes,
