@@ -81,3 +81,9 @@ func PodReadyCondition(pod *corev1.Pod) *corev1.PodCondition {
 	}
 	return nil
 }
+
+// PodIsReady tells whether the Pod reports Ready=True.
+func PodIsReady(pod *corev1.Pod) bool {
+	c := PodReadyCondition(pod)
+	return c != nil && c.Status == corev1.ConditionTrue
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,42 +74,23 @@ func notReadyNodes(nodes []corev1.Node) map[string]string {
 // unvouchedPods says, for a person, which ready Pods run on a node of
 // notReady, or "" when none does.
 func unvouchedPods(pods []corev1.Pod, notReady map[string]string) string {
-	var names []string
+	var unvouched []*corev1.Pod
 	for i := range pods {
 		p := &pods[i]
-		if _, on := notReady[p.Spec.NodeName]; on && p.DeletionTimestamp == nil && podIsReady(p) {
-			names = append(names, p.Name)
+		if _, on := notReady[p.Spec.NodeName]; on && p.DeletionTimestamp == nil && controllers.PodIsReady(p) {
+			unvouched = append(unvouched, p)
 		}
 	}
-	if len(names) == 0 {
+	if len(unvouched) == 0 {
 		return ""
 	}
-	slices.Sort(names)
-	first := podNamed(pods, names[0])
+	first := slices.MinFunc(unvouched, func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
 	msg := fmt.Sprintf("Pod %s is ready, but its node %s is not (%s)", first.Name, first.Spec.NodeName,
 		notReady[first.Spec.NodeName])
-	if len(names) > 1 {
-		msg += fmt.Sprintf("; %d more Pods likewise", len(names)-1)
+	if len(unvouched) > 1 {
+		msg += fmt.Sprintf("; %d more Pods likewise", len(unvouched)-1)
 	}
 	return msg
-}
-
-func podNamed(pods []corev1.Pod, name string) *corev1.Pod {
-	for i := range pods {
-		if pods[i].Name == name {
-			return &pods[i]
-		}
-	}
-	return nil
-}
-
-func podIsReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // allApplications maps a Node event to every Application: which ones have

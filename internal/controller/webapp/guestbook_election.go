@@ -61,17 +61,12 @@ func instancesOf(gb *webappv1.Guestbook, pods []corev1.Pod) []instance {
 		out = append(out, instance{
 			Name:    pod.Name,
 			Ordinal: ordinal,
-			Ready:   pod.DeletionTimestamp == nil && podReady(pod),
+			Ready:   pod.DeletionTimestamp == nil && controllers.PodIsReady(pod),
 			Role:    pod.Labels[LabelRole],
 		})
 	}
 	slices.SortFunc(out, func(a, b instance) int { return cmp.Compare(a.Ordinal, b.Ordinal) })
 	return out
-}
-
-func podReady(pod *corev1.Pod) bool {
-	c := controllers.PodReadyCondition(pod)
-	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 // labelledActive returns the instance currently labelled active that the
