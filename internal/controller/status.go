@@ -159,7 +159,13 @@ func (w StatusWriter) Write(ctx context.Context, orig, obj client.Object) (writt
 			return false, wait, nil
 		}
 	}
+	if w.Written != nil {
+		w.Written.writing(orig.GetResourceVersion(), orig)
+	}
 	written, stale, err := PatchStatus(ctx, w.Client, orig, obj, w.Status)
+	if w.Written != nil && !written {
+		w.Written.notWritten(orig)
+	}
 	switch {
 	case stale:
 		return false, StaleRetry, nil
@@ -167,7 +173,7 @@ func (w StatusWriter) Write(ctx context.Context, orig, obj client.Object) (writt
 		return written, 0, err
 	}
 	if w.Written != nil {
-		w.Written.Remember(orig.GetResourceVersion(), obj)
+		w.Written.remember(orig.GetResourceVersion(), obj)
 	}
 	now := meta.FindStatusCondition(w.Conditions(obj), ConditionStalled)
 	if now == nil || now.Status != metav1.ConditionTrue {

@@ -59,6 +59,10 @@ type writtenObject struct {
 	// deferredSince is when a status write was first put off since the
 	// last one (StatusWriter.Batch); zero when none is.
 	deferredSince time.Time
+	// writing is the resourceVersion a status write in flight replaces,
+	// and writingUID the object's UID; empty when none is in flight.
+	writing    string
+	writingUID types.UID
 }
 
 // Get reads the object at key into obj from c (the manager's cache). When
@@ -126,9 +130,42 @@ func (w *WrittenObjects) putOff(key types.NamespacedName, batch time.Duration, n
 	return max(0, batch-now.Sub(last.deferredSince))
 }
 
-// Remember records that a status write replaced the version replaced of
+// writing records that a status write of obj, replacing its version
+// replaced, is in flight: its watch event may reach SkipOwnWrites before
+// the API server's answer reaches the writer (remember).
+func (w *WrittenObjects) writing(replaced string, obj client.Object) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.objects == nil {
+		w.objects = map[types.NamespacedName]writtenObject{}
+	}
+	key := client.ObjectKeyFromObject(obj)
+	last := w.objects[key]
+	last.writing, last.writingUID = replaced, obj.GetUID()
+	w.objects[key] = last
+}
+
+// notWritten records that the write in flight of obj (writing) wrote
+// nothing.
+func (w *WrittenObjects) notWritten(obj client.Object) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	key := client.ObjectKeyFromObject(obj)
+	last, ok := w.objects[key]
+	if !ok {
+		return
+	}
+	last.writing, last.writingUID = "", ""
+	if last.obj == nil && last.deferredSince.IsZero() {
+		w.forget(key)
+		return
+	}
+	w.objects[key] = last
+}
+
+// remember records that a status write replaced the version replaced of
 // obj and returned obj.
-func (w *WrittenObjects) Remember(replaced string, obj client.Object) {
+func (w *WrittenObjects) remember(replaced string, obj client.Object) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.objects == nil {
@@ -147,49 +184,46 @@ func (w *WrittenObjects) Remember(replaced string, obj client.Object) {
 // reconcile, which puts the status right. The write is forgotten when its
 // event is dropped: the cache holds it.
 //
+// The event's answer and the writer's race: when the event comes while
+// the write is still in flight (writing), it is the write's own when it
+// replaces the version the write replaces. Only one write replaces a
+// version: were it someone else's, the write in flight, guarded by that
+// version, is refused as stale and reconciles again (StaleRetry).
+//
 // The event passes when the write is no longer remembered by then: a
 // reconcile read the cache after it took the write in and before the
-// event reached the predicate (the informer updates its store first), or
-// the event came before the writer remembered the write. That reconcile
-// then writes nothing, as before.
+// event reached the predicate (the informer updates its store first).
+// That reconcile then writes nothing, as before.
 func (w *WrittenObjects) SkipOwnWrites() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return !w.ownWrite(e.ObjectNew) }}
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool { return !w.ownWrite(e.ObjectOld, e.ObjectNew) }}
 }
 
-// ownWrite tells whether obj is the version the last status write of its
-// key returned, and then forgets that write.
-func (w *WrittenObjects) ownWrite(obj client.Object) bool {
+// ownWrite tells whether the update from old to obj is the last status
+// write of its key, returned or in flight, and then forgets that write.
+func (w *WrittenObjects) ownWrite(old, obj client.Object) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	key := client.ObjectKeyFromObject(obj)
 	last, ok := w.objects[key]
-	if !ok || last.obj == nil || last.obj.GetUID() != obj.GetUID() || last.obj.GetResourceVersion() != obj.GetResourceVersion() {
+	switch {
+	case !ok:
 		return false
+	case last.writing != "" && last.writingUID == obj.GetUID() && old.GetResourceVersion() == last.writing:
+		last.writing, last.writingUID = "", ""
+		w.objects[key] = last
+	case last.obj == nil || last.obj.GetUID() != obj.GetUID() || last.obj.GetResourceVersion() != obj.GetResourceVersion():
+		return false
+	default:
+		w.caughtUp(key, last)
 	}
-	w.caughtUp(key, last)
 	w.skipped++
 	return true
 }
 
-// Skipped is how many events of its own writes SkipOwnWrites dropped.
-func (w *WrittenObjects) Skipped() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.skipped
-}
-
-// Remembers tells whether a status write of key is remembered (the cache
-// did not hold it yet at the last look).
-func (w *WrittenObjects) Remembers(key types.NamespacedName) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.objects[key].obj != nil
-}
-
-// Len is the number of objects with a write or a deferral remembered: a
+// len is the number of objects with a write or a deferral remembered: a
 // write is forgotten at its own watch event (SkipOwnWrites) or by a read
 // that finds the cache past it, a deferral by the write that ends it.
-func (w *WrittenObjects) Len() int {
+func (w *WrittenObjects) len() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.objects)
