@@ -36,8 +36,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
-	controllers "sunstrider.cn/operator/internal/controller"
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	configcontroller "sunstrider.cn/operator/internal/controller/config"
+	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/settings"
 )
 
@@ -118,7 +119,7 @@ func loadConfiguration(ctx context.Context, cfg *rest.Config, o *options, level 
 // Cluster-scoped objects (Guestbooks, Namespaces, the configuration) are
 // cached whatever the namespaces.
 func (lc *liveConfig) cacheOptions() cache.Options {
-	opts := controllers.CacheOptions()
+	opts := machinery.CacheOptions(webappv1.LabelGuestbook)
 	if ns := lc.started.WatchNamespaces; len(ns) > 0 {
 		opts.DefaultNamespaces = make(map[string]cache.Config, len(ns))
 		for _, n := range ns {

@@ -58,11 +58,11 @@ import (
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/access"
 	"sunstrider.cn/operator/internal/certs"
-	controllers "sunstrider.cn/operator/internal/controller"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 	examplecontroller "sunstrider.cn/operator/internal/controller/example"
 	poccontroller "sunstrider.cn/operator/internal/controller/poc"
 	webappcontroller "sunstrider.cn/operator/internal/controller/webapp"
+	"sunstrider.cn/operator/internal/machinery"
 	opmetrics "sunstrider.cn/operator/internal/metrics"
 	"sunstrider.cn/operator/internal/metricsauth"
 	"sunstrider.cn/operator/internal/version"
@@ -319,7 +319,7 @@ func run(o *options, level atomicLevel) error {
 			func(c *tls.Config) { c.GetCertificate = metricsCert.GetCertificate })
 	}
 
-	restConfig := controllers.APIClient{
+	restConfig := machinery.APIClient{
 		QPS:         float32(o.kubeAPIQPS),
 		Burst:       o.kubeAPIBurst,
 		Compression: o.kubeAPICompression,
@@ -353,7 +353,7 @@ func run(o *options, level atomicLevel) error {
 			if err != nil {
 				return nil, err
 			}
-			return controllers.MemoizeMappings(mapper), nil
+			return machinery.MemoizeMappings(mapper), nil
 		},
 	})
 	if err != nil {

@@ -11,6 +11,9 @@ import (
 
 	"github.com/onsi/gomega"
 
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/machinery"
+
 	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -19,8 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-
-	controllers "sunstrider.cn/operator/internal/controller"
 )
 
 // Suite is one package's envtest control plane and the manager under test,
@@ -121,7 +122,7 @@ func (s *Suite) StartManager(options ...func(*ctrl.Options)) error {
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		// The cache production runs with (label filters, transforms).
-		Cache: controllers.CacheOptions(),
+		Cache: machinery.CacheOptions(webappv1.LabelGuestbook),
 		// Restart tests register the same controllers again in this process.
 		Controller: config.Controller{SkipNameValidation: new(true)},
 	}

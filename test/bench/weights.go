@@ -32,7 +32,7 @@ type objectWeight struct {
 // Application that is the cached objects themselves, before informer
 // indexes and queues. Its Pod is not among them: the operator watches Pods
 // only once a MyCustomResource or a Guestbook needs them
-// (controllers.LazyWatch).
+// (machinery.LazyWatch).
 func weighObjects(ctx context.Context, c client.Client, ns, name string) ([]objectWeight, error) {
 	app := &sunappsv1.Application{}
 	dep := &appsv1.Deployment{}

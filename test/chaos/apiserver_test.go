@@ -49,7 +49,7 @@ const (
 	churnWriteTimeout = 2 * time.Second
 	// While the API server is away, a reconcile that failed is retried
 	// after 5 ms per object, doubling, and all retries of a controller are
-	// held to 10/s after a burst of 20 (internal/controller.Options); an
+	// held to 10/s after a burst of 20 (internal/machinery.Options); an
 	// Application reconcile stops at its first unanswered request.
 	// Informers and the leader election retry with backoff too. A hot loop
 	// would not back off: with connections refused at once it would send

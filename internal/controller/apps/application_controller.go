@@ -21,6 +21,7 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/metrics"
 	"sunstrider.cn/operator/internal/settings"
 )
@@ -167,7 +168,7 @@ func sameNameApplication(_ context.Context, obj client.Object) []reconcile.Reque
 
 // notControlledByApplication lets through objects no Application controls:
 // Owns already delivers the events of the Application's own children.
-var notControlledByApplication = controllers.NotControlledByKind(applicationGroupKind)
+var notControlledByApplication = machinery.NotControlledByKind(applicationGroupKind)
 
 // applicationGroupKind is the Application's group and kind.
 var applicationGroupKind = sunappsv1.GroupVersion.WithKind("Application").GroupKind()
@@ -180,7 +181,7 @@ var applicationGroupKind = sunappsv1.GroupVersion.WithKind("Application").GroupK
 // nothing to do (WrittenObjects.SkipOwnWrites).
 func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Node{},
-		controllers.NodeNotReadyField, controllers.IndexNodeNotReady); err != nil {
+		machinery.NodeNotReadyField, machinery.IndexNodeNotReady); err != nil {
 		return fmt.Errorf("indexing Nodes by readiness: %w", err)
 	}
 	return r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
@@ -196,12 +197,12 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(notControlledByApplication)).
 		// A Deployment that just became ready makes its Application Ready:
 		// that reconcile goes ahead of the queue.
-		Watches(&appsv1.Deployment{}, controllers.EnqueueOwnerWhenReady(applicationGroupKind, deploymentReady)).
+		Watches(&appsv1.Deployment{}, machinery.EnqueueOwnerWhenReady(applicationGroupKind, deploymentReady)).
 		// A node that stops or starts being Ready changes what its Pods'
 		// Applications may claim (observeNodes): rare, so all are looked at.
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allApplications),
-			builder.WithPredicates(controllers.NodeReadyChanged())).
-		WithOptions(controllers.Options()).
+			builder.WithPredicates(machinery.NodeReadyChanged())).
+		WithOptions(machinery.Options()).
 		Named("apps-application").
 		Complete(r)
 }

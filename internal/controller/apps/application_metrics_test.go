@@ -13,7 +13,8 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
-	controllers "sunstrider.cn/operator/internal/controller"
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/metrics"
 	"sunstrider.cn/operator/internal/metrics/metricstest"
 	"sunstrider.cn/operator/internal/testutil"
@@ -32,7 +33,7 @@ func metricValue(g Gomega, name string, labels ...string) float64 {
 // in theirs), as the manager registers it.
 func objectsGaugeOf(t *testing.T, ns string) {
 	t.Helper()
-	opts := controllers.CacheOptions()
+	opts := machinery.CacheOptions(webappv1.LabelGuestbook)
 	opts.Scheme = suite.Scheme
 	opts.DefaultNamespaces = map[string]cache.Config{ns: {}}
 	c, err := cache.New(suite.Config, opts)

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
-	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 )
 
 // observeNodes notes in s a ready Pod of the Deployment whose node is not
@@ -31,7 +31,7 @@ func (r *ApplicationReconciler) observeNodes(ctx context.Context, s *application
 		return nil
 	}
 	var nodes corev1.NodeList
-	if err := r.List(ctx, &nodes, client.MatchingFields{controllers.NodeNotReadyField: "true"}); err != nil {
+	if err := r.List(ctx, &nodes, client.MatchingFields{machinery.NodeNotReadyField: "true"}); err != nil {
 		return fmt.Errorf("listing the Nodes that are not Ready: %w", err)
 	}
 	notReady := notReadyNodes(nodes.Items)
@@ -56,11 +56,11 @@ func notReadyNodes(nodes []corev1.Node) map[string]string {
 	out := map[string]string{}
 	for i := range nodes {
 		n := &nodes[i]
-		if controllers.NodeIsReady(n) {
+		if machinery.NodeIsReady(n) {
 			continue
 		}
 		why := "reports no Ready condition"
-		if c := controllers.NodeReadyCondition(n); c != nil {
+		if c := machinery.NodeReadyCondition(n); c != nil {
 			why = fmt.Sprintf("Ready=%s", c.Status)
 			if c.Message != "" {
 				why += ": " + c.Message
@@ -77,7 +77,7 @@ func unvouchedPods(pods []corev1.Pod, notReady map[string]string) string {
 	var unvouched []*corev1.Pod
 	for i := range pods {
 		p := &pods[i]
-		if _, on := notReady[p.Spec.NodeName]; on && p.DeletionTimestamp == nil && controllers.PodIsReady(p) {
+		if _, on := notReady[p.Spec.NodeName]; on && p.DeletionTimestamp == nil && machinery.PodIsReady(p) {
 			unvouched = append(unvouched, p)
 		}
 	}

@@ -19,7 +19,7 @@ const maxPodsRead = 20
 // says only that its ReplicaSet timed out, the Pods say why (a crash loop
 // and its exit code, an image that cannot be pulled). Pods are read from
 // the API server, not the cache: the cache holds their metadata only
-// (controller.PodMetadataTransform), and this read happens only while an
+// (machinery.PodMetadataTransform), and this read happens only while an
 // Application is degraded. A refusal (no right to list Pods) leaves the
 // message without the Pod's part.
 func (r *ApplicationReconciler) observeFailingPod(ctx context.Context, s *applicationScope) error {

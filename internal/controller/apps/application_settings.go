@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
-	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/settings"
 )
 
@@ -37,9 +37,9 @@ import (
 // has Settings, else its ConflictRecheck field.
 func (r *ApplicationReconciler) conflictRecheck() time.Duration {
 	if r.Settings != nil {
-		return controllers.OrDefault(r.Settings.Load().ConflictRecheckInterval, settings.DefaultConflictRecheckInterval)
+		return machinery.OrDefault(r.Settings.Load().ConflictRecheckInterval, settings.DefaultConflictRecheckInterval)
 	}
-	return controllers.OrDefault(r.ConflictRecheck, settings.DefaultConflictRecheckInterval)
+	return machinery.OrDefault(r.ConflictRecheck, settings.DefaultConflictRecheckInterval)
 }
 
 // watchSettings reconciles the Applications blocked by a conflict when the

@@ -270,7 +270,7 @@ func rolloutWaitsOnPods(res *kstatus.Result) bool {
 // deploymentReady tells whether d, rolled out and available, makes its
 // Application Ready as far as the Deployment goes (readyCondition, the
 // other children aside): the change that makes it true is queued first
-// (controllers.ReadyPriority).
+// (machinery.ReadyPriority).
 func deploymentReady(d *appsv1.Deployment) bool {
 	return readyCondition(nil, &observation{deployment: d}).Status == metav1.ConditionTrue
 }

@@ -42,6 +42,7 @@ import (
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/settings"
 )
 
@@ -251,7 +252,7 @@ func (r *OperatorConfigurationReconciler) recordEvents(orig, cfg *configv1alpha1
 // SetupWithManager sets up the controller with the Manager. It runs in
 // every replica (no leader election).
 func (r *OperatorConfigurationReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	opts := controllers.Options()
+	opts := machinery.Options()
 	opts.NeedLeaderElection = new(false)
 	b := ctrl.NewControllerManagedBy(mgr).
 		For(&configv1alpha1.OperatorConfiguration{}, builder.WithPredicates(predicate.NewPredicateFuncs(

@@ -29,6 +29,7 @@ import (
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
@@ -74,7 +75,7 @@ func TestDrinkCachesForeignConfigMapsAsMetadata(t *testing.T) {
 	g.Expect(cached.Data).To(BeNil())
 	g.Expect(cached.BinaryData).To(BeNil())
 	g.Expect(cached.Annotations).To(Equal(map[string]string{
-		controllers.CachedDataChecksumAnnotation: controllers.DataChecksum(foreign.Data, foreign.BinaryData),
+		machinery.CachedDataChecksumAnnotation: machinery.DataChecksum(foreign.Data, foreign.BinaryData),
 	}), "only the dropped data's checksum, not last-applied-configuration's copy of it")
 
 	// The Drink's own ConfigMap, once the foreign one is gone: cached whole.

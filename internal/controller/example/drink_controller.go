@@ -31,6 +31,7 @@ import (
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 )
 
 // DrinkReconciler reconciles a Drink object: it keeps a ConfigMap of the
@@ -143,8 +144,8 @@ func (r *DrinkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.ConfigMap{}).
 		Watches(&corev1.ConfigMap{},
 			handler.EnqueueRequestsFromMapFunc(r.drinkForConfigMap),
-			builder.WithPredicates(controllers.NotControlledByKind(drinkGroupKind))).
-		WithOptions(controllers.Options()).
+			builder.WithPredicates(machinery.NotControlledByKind(drinkGroupKind))).
+		WithOptions(machinery.Options()).
 		Named("example-drink").
 		Complete(r)
 }

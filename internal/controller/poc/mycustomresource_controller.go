@@ -32,6 +32,7 @@ import (
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 )
 
 // Event reasons of the MyCustomResource controller, emitted on transitions of
@@ -56,8 +57,8 @@ type MyCustomResourceReconciler struct {
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
 	// pods is the Pod watch, started by the first reconcile
-	// (controllers.LazyWatch).
-	pods *controllers.LazyWatch
+	// (machinery.LazyWatch).
+	pods *machinery.LazyWatch
 }
 
 // +kubebuilder:rbac:groups=poc.test.domain,resources=mycustomresources,verbs=list;watch
@@ -195,12 +196,12 @@ func (r *MyCustomResourceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&pocv1.MyCustomResource{}, builder.WithPredicates(r.written.SkipOwnWrites())).
-		WithOptions(controllers.Options()).
+		WithOptions(machinery.Options()).
 		Named("poc-mycustomresource").
 		Build(r)
 	if err != nil {
 		return err
 	}
-	r.pods = controllers.NewPodWatch(c, mgr.GetCache(), r.requestsForPod)
+	r.pods = machinery.NewPodWatch(c, mgr.GetCache(), r.requestsForPod)
 	return nil
 }

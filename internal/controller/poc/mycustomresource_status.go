@@ -25,6 +25,7 @@ import (
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 )
 
 // observation is what one reconcile saw of the friend Pod. The status is
@@ -106,7 +107,7 @@ func friendReadyCondition(obj *pocv1.MyCustomResource, obs *observation) metav1.
 		return c
 	}
 	c := metav1.Condition{Type: pocv1.ConditionFriendReady}
-	ready := controllers.PodReadyCondition(obs.pod)
+	ready := machinery.PodReadyCondition(obs.pod)
 	switch {
 	case ready == nil || ready.Status == corev1.ConditionUnknown:
 		c.Status, c.Reason = metav1.ConditionUnknown, pocv1.ReasonPodReadinessUnknown

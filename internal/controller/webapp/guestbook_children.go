@@ -27,7 +27,7 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
-	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 )
 
 // DefaultGuestbookImage is the guestbook image used when the reconciler's
@@ -37,7 +37,7 @@ const DefaultGuestbookImage = "registry.k8s.io/guestbook:v3"
 const (
 	// LabelGuestbook names, on the Pods of a Guestbook, the Guestbook they
 	// belong to. The Pod watch maps Pods to Guestbooks through it.
-	LabelGuestbook = controllers.GuestbookPodLabel
+	LabelGuestbook = webappv1.LabelGuestbook
 	// LabelRole holds the role of an instance: RoleActive or RoleStandby.
 	// The operator sets it on the Pods; the Service selects RoleActive.
 	LabelRole = "webapp.my.domain/role"
@@ -99,8 +99,8 @@ func controllerRef(gb *webappv1.Guestbook) []metav1.OwnerReference {
 }
 
 // configChecksum returns a checksum of a ConfigMap's data (the one the
-// cache keeps of a foreign ConfigMap: controllers.ConfigMapChecksum).
-var configChecksum = controllers.DataChecksum
+// cache keeps of a foreign ConfigMap: machinery.ConfigMapChecksum).
+var configChecksum = machinery.DataChecksum
 
 // desiredConfigMap returns the ConfigMap the operator creates, with default
 // settings, when spec.configMapName does not exist.

@@ -36,6 +36,7 @@ import (
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/settings"
 )
 
@@ -65,8 +66,8 @@ type GuestbookReconciler struct {
 	// created that the cache does not hold yet, those found in sync.
 	children apply.Memory
 	// pods is the Pod watch, started by the first election
-	// (controllers.LazyWatch).
-	pods *controllers.LazyWatch
+	// (machinery.LazyWatch).
+	pods *machinery.LazyWatch
 }
 
 // Guestbooks are read from the cache only. Setting blockOwnerDeletion on the
@@ -297,7 +298,7 @@ func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForConfigMap)).
 		// A namespace created (or deleted) after its Guestbooks.
 		WatchesMetadata(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForNamespace)).
-		WithOptions(controllers.Options()).
+		WithOptions(machinery.Options()).
 		Named("webapp-guestbook").
 		Build(r)
 	if err != nil {
@@ -306,6 +307,6 @@ func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// Pods are made by the StatefulSet controller: map them back by label.
 	// Metadata is all the cache keeps of them. The first election starts
 	// the watch: an operator with no Guestbook does not watch Pods for it.
-	r.pods = controllers.NewPodWatch(c, mgr.GetCache(), guestbookForPod)
+	r.pods = machinery.NewPodWatch(c, mgr.GetCache(), guestbookForPod)
 	return nil
 }

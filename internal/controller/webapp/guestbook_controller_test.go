@@ -122,7 +122,7 @@ func TestGuestbookUsesForeignConfigMapReadOnly(t *testing.T) {
 		g.Expect(getGuestbook(g, gb.Name).Status.Conditions).NotTo(BeEmpty())
 	}).Should(Succeed())
 	// The checksum is of the data the API server holds: the manager's
-	// cache holds this ConfigMap without it (controllers.ConfigMapTransform).
+	// cache holds this ConfigMap without it (machinery.ConfigMapTransform).
 	expectCachedWithoutData(g, cm)
 
 	expectUntouched := func(g Gomega, want *corev1.ConfigMap) {

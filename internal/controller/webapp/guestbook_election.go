@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
-	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 )
 
 // instance is what the election needs to know of one Pod of a Guestbook.
@@ -61,7 +61,7 @@ func instancesOf(gb *webappv1.Guestbook, pods []corev1.Pod) []instance {
 		out = append(out, instance{
 			Name:    pod.Name,
 			Ordinal: ordinal,
-			Ready:   pod.DeletionTimestamp == nil && controllers.PodIsReady(pod),
+			Ready:   pod.DeletionTimestamp == nil && machinery.PodIsReady(pod),
 			Role:    pod.Labels[LabelRole],
 		})
 	}

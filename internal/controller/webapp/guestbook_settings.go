@@ -31,7 +31,7 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
-	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/settings"
 )
 
@@ -48,14 +48,14 @@ func (r *GuestbookReconciler) settings() workloadSettings {
 	if r.Settings == nil {
 		return workloadSettings{
 			image:           r.Image,
-			conflictRecheck: controllers.OrDefault(r.ConflictRecheck, settings.DefaultConflictRecheckInterval),
+			conflictRecheck: machinery.OrDefault(r.ConflictRecheck, settings.DefaultConflictRecheckInterval),
 		}
 	}
 	s := r.Settings.Load()
 	return workloadSettings{
 		image:           s.GuestbookImage,
 		resources:       &s.GuestbookResources,
-		conflictRecheck: controllers.OrDefault(s.ConflictRecheckInterval, settings.DefaultConflictRecheckInterval),
+		conflictRecheck: machinery.OrDefault(s.ConflictRecheckInterval, settings.DefaultConflictRecheckInterval),
 	}
 }
 

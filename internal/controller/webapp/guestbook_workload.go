@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"sunstrider.cn/operator/internal/apply"
-	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 )
 
 // namespaceExists reports whether namespace exists and is not terminating.
@@ -50,7 +50,7 @@ func (r *GuestbookReconciler) namespaceExists(ctx context.Context, namespace str
 // it is only read. A missing one is created with default settings, owned
 // by gb, and told by its own Normal event, ConfigMapCreated (the user may
 // want to edit it). The cache holds a ConfigMap the operator did not make
-// without its data (controllers.ConfigMapTransform), but with the data's
+// without its data (machinery.ConfigMapTransform), but with the data's
 // checksum.
 func (r *GuestbookReconciler) reconcileConfigMap(ctx context.Context, s *guestbookScope) error {
 	key := client.ObjectKey{Namespace: namespaceOf(s.gb), Name: s.gb.Spec.ConfigMapName}
@@ -60,7 +60,7 @@ func (r *GuestbookReconciler) reconcileConfigMap(ctx context.Context, s *guestbo
 		return err
 	}
 	if found {
-		s.checksum, s.configured = controllers.ConfigMapChecksum(cm), true
+		s.checksum, s.configured = machinery.ConfigMapChecksum(cm), true
 		return nil
 	}
 

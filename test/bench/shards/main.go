@@ -285,7 +285,7 @@ func mib(b int64) float64 { return float64(b) / (1 << 20) }
 
 func printWeights(r *report, ws []weight) {
 	r.printf("## One replica's cache of shard 0\n\n")
-	r.printf("In this process: the operator's cache configuration (controller.CacheOptions: managedFields " +
+	r.printf("In this process: the operator's cache configuration (machinery.CacheOptions: managedFields " +
 		"dropped, Deployments and Services selected by the managed-by label) for Applications, Deployments and " +
 		"Services, with the shard selector of shard 0 added to its LISTs and WATCHes through " +
 		"cache.Options.NewInformer (1 shard: no selector). Heap: live heap (runtime/metrics /gc/heap/live:bytes " +

@@ -23,7 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
-	"sunstrider.cn/operator/internal/controller"
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/machinery"
 )
 
 // weight is what one replica's cache of shard 0 of k weighs.
@@ -76,7 +77,7 @@ func shardedListWatch(lw toolscache.ListerWatcher, shardSelector string) toolsca
 }
 
 // weigh starts, in this process, the operator's own cache configuration
-// (controller.CacheOptions: managedFields dropped, Deployments and
+// (machinery.CacheOptions: managedFields dropped, Deployments and
 // Services selected by the managed-by label) for the Applications,
 // Deployments and Services of shard 0 of k (everything when k is 1),
 // waits for it to sync and returns the live heap it added. The cache is
@@ -89,7 +90,7 @@ func weigh(ctx context.Context, cfg *rest.Config, httpClient *http.Client, mappe
 	}
 	var mu sync.Mutex
 	informers := map[string]toolscache.SharedIndexInformer{}
-	opts := controller.CacheOptions()
+	opts := machinery.CacheOptions(webappv1.LabelGuestbook)
 	opts.Scheme, opts.Mapper, opts.HTTPClient = scheme, mapper, httpClient
 	opts.NewInformer = func(lw toolscache.ListerWatcher, obj k8sruntime.Object, resync time.Duration,
 		idx toolscache.Indexers) toolscache.SharedIndexInformer {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package machinery
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -38,7 +38,7 @@ import (
 // Register it in the manager's cache options for Pods:
 //
 //	cache.Options{ByObject: map[client.Object]cache.ByObject{
-//		&corev1.Pod{}: {Transform: controller.PodMetadataTransform(webapp.LabelGuestbook)},
+//		&corev1.Pod{}: {Transform: machinery.PodMetadataTransform(webappv1.LabelGuestbook)},
 //	}}
 //
 // Anything else (such as a deletion tombstone) is returned unchanged. The

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package machinery
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
@@ -27,18 +27,15 @@ import (
 	"sunstrider.cn/operator/internal/apply"
 )
 
-// GuestbookPodLabel names, on the Pods of a Guestbook, the Guestbook they
-// belong to: the only Pod label the cache keeps (the Guestbook controller
-// maps Pod events by it).
-const GuestbookPodLabel = "webapp.my.domain/guestbook"
-
 // CacheOptions is the manager's cache configuration, for the operator and
 // for every envtest suite alike:
 //   - Deployments, Services and StatefulSets are cached only when the
 //     operator made them (apply.ManagedByLabel): foreign objects of those
 //     kinds (the most numerous in most clusters) are read from the API
 //     server when a name is in the way, and re-checked while they are;
-//   - Pods are cached as stripped metadata (PodMetadataTransform);
+//   - Pods are cached as stripped metadata (PodMetadataTransform), with
+//     only the labels podLabels names (those the controllers map Pod
+//     events by);
 //   - Nodes as their name and Ready condition (NodeReadyTransform);
 //   - ConfigMaps are cached whole only when the operator made them
 //     (apply.ManagedByLabel): the others as their metadata, without data
@@ -48,13 +45,13 @@ const GuestbookPodLabel = "webapp.my.domain/guestbook"
 //     (apply.ManagedFieldsTransform);
 //   - equal strings and label maps of all cached objects share one copy
 //     (Interner).
-func CacheOptions() cache.Options {
+func CacheOptions(podLabels ...string) cache.Options {
 	managed := labels.SelectorFromSet(labels.Set{apply.ManagedByLabel: apply.ManagedByValue})
 	interner := NewInterner()
 	return cache.Options{
 		DefaultTransform: interner.Transform(apply.ManagedFieldsTransform()),
 		ByObject: map[client.Object]cache.ByObject{
-			&corev1.Pod{}:  {Transform: interner.Transform(PodMetadataTransform(GuestbookPodLabel))},
+			&corev1.Pod{}:  {Transform: interner.Transform(PodMetadataTransform(podLabels...))},
 			&corev1.Node{}: {Transform: interner.Transform(NodeReadyTransform())},
 			&corev1.ConfigMap{}: {Transform: interner.Transform(
 				chain(ConfigMapTransform(), apply.ManagedFieldsTransform()))},

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller_test
+package machinery_test
 
 import (
 	"context"
@@ -29,20 +29,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
 func TestAPIClientConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
-		client       controllers.APIClient
+		client       machinery.APIClient
 		baseDisables bool
 		wantDisabled bool
 	}{
-		{name: "off by default", client: controllers.APIClient{QPS: 5, Burst: 10}, wantDisabled: true},
-		{name: "asked for", client: controllers.APIClient{QPS: 5, Burst: 10, Compression: true}, wantDisabled: false},
-		{name: "the kubeconfig's disable-compression wins", client: controllers.APIClient{QPS: 5, Burst: 10, Compression: true},
+		{name: "off by default", client: machinery.APIClient{QPS: 5, Burst: 10}, wantDisabled: true},
+		{name: "asked for", client: machinery.APIClient{QPS: 5, Burst: 10, Compression: true}, wantDisabled: false},
+		{name: "the kubeconfig's disable-compression wins", client: machinery.APIClient{QPS: 5, Burst: 10, Compression: true},
 			baseDisables: true, wantDisabled: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +89,7 @@ func TestAPIClientWatchesUncompressed(t *testing.T) {
 		compression bool
 		wantGzipped bool
 	}{{compression: false, wantGzipped: false}, {compression: true, wantGzipped: true}} {
-		watches, gzipped := cacheWatches(ctx, t, controllers.APIClient{QPS: -1, Compression: tc.compression}.Config(cfg))
+		watches, gzipped := cacheWatches(ctx, t, machinery.APIClient{QPS: -1, Compression: tc.compression}.Config(cfg))
 		if watches == 0 {
 			t.Fatalf("compression %v: the cache synced without a watch", tc.compression)
 		}
