@@ -1,11 +1,17 @@
 package v1
 
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sunstrider.cn/operator/api/meta"
+)
+
 // Condition types of an Application.
 const (
 	// ConditionReady is True when the Deployment (and the Service, if any)
 	// exist, are controlled by the Application, hold its current spec, and the
 	// Deployment is available and not degraded.
-	ConditionReady = "Ready"
+	ConditionReady = meta.ConditionReady
 	// ConditionAvailable mirrors the Deployment's Available condition.
 	ConditionAvailable = "Available"
 	// ConditionProgressing mirrors the Deployment's Progressing condition.
@@ -18,13 +24,13 @@ const (
 	// controller works on (RollingOut, DeploymentUnavailable,
 	// DeploymentMissing, ServiceMissing). It exists only while True: kstatus
 	// (Flux, kpt, Config Sync) reports the Application InProgress.
-	ConditionReconciling = "Reconciling"
+	ConditionReconciling = meta.ConditionReconciling
 	// ConditionStalled is True, with Ready's reason and message, while Ready
 	// is not True for a reason that lasts until a person acts
 	// (ResourceConflict, ApplyFailed, SelectorImmutable, DeploymentDegraded).
 	// It exists only while True: kstatus reports the Application Failed, so
 	// a GitOps apply fails at once instead of timing out.
-	ConditionStalled = "Stalled"
+	ConditionStalled = meta.ConditionStalled
 )
 
 // Reasons of an Application's conditions. The reasons of Ready=False also
@@ -36,12 +42,12 @@ const (
 	// ReasonResourceConflict: a Deployment or Service of the Application's
 	// name exists and is not controlled by it; the operator leaves it alone
 	// (Ready=False, Stalled).
-	ReasonResourceConflict = "ResourceConflict"
+	ReasonResourceConflict = meta.ReasonResourceConflict
 	// ReasonApplyFailed: the API server refused the desired child object as
 	// invalid, for example a Service nodePort outside the cluster's
 	// --service-node-port-range; the message carries the API server's
 	// answer. The spec must change (Ready=False, Stalled).
-	ReasonApplyFailed = "ApplyFailed"
+	ReasonApplyFailed = meta.ReasonApplyFailed
 	// ReasonSelectorImmutable: spec.deployment.selector differs from the
 	// existing Deployment's selector, which cannot change (Ready=False,
 	// Stalled).
@@ -75,3 +81,9 @@ const (
 	// ReasonProgressDeadlineExceeded mirrors the Deployment's reason.
 	ReasonProgressDeadlineExceeded = "ProgressDeadlineExceeded"
 )
+
+// GetConditions returns the Application's status conditions (meta.ObjectWithConditions).
+func (in *Application) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the Application's status conditions.
+func (in *Application) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }

@@ -16,18 +16,24 @@ limitations under the License.
 
 package v1alpha1
 
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sunstrider.cn/operator/api/meta"
+)
+
 // Condition types of an OperatorConfiguration. Ready has positive polarity;
 // Reconciling and Stalled are abnormal-true: they exist only while True and
 // carry Ready's reason and message.
 const (
 	// ConditionReady is True when every field of the spec is in effect.
-	ConditionReady = "Ready"
+	ConditionReady = meta.ConditionReady
 	// ConditionReconciling is True while the operator restarts itself to
 	// apply a change (RestartRequired): kstatus reports InProgress.
-	ConditionReconciling = "Reconciling"
+	ConditionReconciling = meta.ConditionReconciling
 	// ConditionStalled is True while a field is refused (Refused): kstatus
 	// reports Failed until a person corrects the spec.
-	ConditionStalled = "Stalled"
+	ConditionStalled = meta.ConditionStalled
 )
 
 // Reasons of the OperatorConfiguration conditions; docs/conditions.md has
@@ -45,3 +51,9 @@ const (
 	// writes this status, then exits for its Deployment to restart it.
 	ReasonRestartRequired = "RestartRequired"
 )
+
+// GetConditions returns the OperatorConfiguration's status conditions (meta.ObjectWithConditions).
+func (in *OperatorConfiguration) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the OperatorConfiguration's status conditions.
+func (in *OperatorConfiguration) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }

@@ -16,6 +16,12 @@ limitations under the License.
 
 package v1
 
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sunstrider.cn/operator/api/meta"
+)
+
 // Condition types of a Drink. ConfigMapSynced and Ready have positive
 // polarity: True is the good state. Reconciling and Stalled are
 // abnormal-true: they exist only while True, and carry Ready's reason and
@@ -27,19 +33,19 @@ const (
 
 	// ConditionReady summarises the Drink. It currently has the status and
 	// reason of ConfigMapSynced.
-	ConditionReady = "Ready"
+	ConditionReady = meta.ConditionReady
 
 	// ConditionReconciling is True while Ready is not True for a reason the
 	// operator works on: kstatus (Flux, kpt, Config Sync) reports the Drink
 	// InProgress. No reason of a Drink sets it today; it is kept for the
 	// kstatus contract every kind shares.
-	ConditionReconciling = "Reconciling"
+	ConditionReconciling = meta.ConditionReconciling
 
 	// ConditionStalled is True while Ready is not True for a reason that
 	// lasts until a person acts (ResourceConflict, ApplyFailed): kstatus
 	// reports the Drink Failed, so a GitOps apply fails at once instead of
 	// timing out.
-	ConditionStalled = "Stalled"
+	ConditionStalled = meta.ConditionStalled
 )
 
 // Reasons of the Drink conditions; docs/conditions.md has the whole table.
@@ -50,14 +56,14 @@ const (
 	// ReasonResourceConflict: a ConfigMap of the Drink's name exists and is
 	// not controlled by the Drink. The operator never overwrites it (False,
 	// Stalled).
-	ReasonResourceConflict = "ResourceConflict"
+	ReasonResourceConflict = meta.ReasonResourceConflict
 
 	// ReasonApplyFailed: the API server refused the ConfigMap (invalid,
 	// or forbidden by RBAC, an admission policy, a quota). The message is
 	// the API server's; the ConfigMap already there is kept (False,
 	// Stalled). A ConfigMap refused as invalid waits for a new spec of the
 	// Drink; any other refusal is retried with backoff.
-	ReasonApplyFailed = "ApplyFailed"
+	ReasonApplyFailed = meta.ReasonApplyFailed
 
 	// ReasonApplyRejected was set when the API server refused the ConfigMap
 	// as invalid or forbidden (False, Stalled).
@@ -67,3 +73,9 @@ const (
 	// objects and users' alerts may name it.
 	ReasonApplyRejected = "ApplyRejected"
 )
+
+// GetConditions returns the Drink's status conditions (meta.ObjectWithConditions).
+func (in *Drink) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the Drink's status conditions.
+func (in *Drink) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }

@@ -16,6 +16,12 @@ limitations under the License.
 
 package v1
 
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sunstrider.cn/operator/api/meta"
+)
+
 // Condition types of a MyCustomResource. FriendFound, FriendReady and Ready
 // have positive polarity: True is the good state. Reconciling is
 // abnormal-true: it exists only while True.
@@ -33,7 +39,7 @@ const (
 	// ConditionReady summarises the others: True when the friend is found and
 	// ready. When it is not True its reason is the reason of the first
 	// condition (FriendFound, then FriendReady) that is not True.
-	ConditionReady = "Ready"
+	ConditionReady = meta.ConditionReady
 
 	// ConditionReconciling is True, with Ready's reason and message, while
 	// Ready is not True: kstatus (Flux, kpt, Config Sync) reports the
@@ -42,7 +48,7 @@ const (
 	// acting on it: the friend Pod comes from elsewhere (often the same
 	// apply), so its absence is waited for, not reported as a failure. A
 	// MyCustomResource is therefore never Stalled.
-	ConditionReconciling = "Reconciling"
+	ConditionReconciling = meta.ConditionReconciling
 )
 
 // Reasons of the MyCustomResource conditions; docs/conditions.md has the
@@ -73,3 +79,9 @@ const (
 	// it is Unknown (FriendReady and Ready Unknown).
 	ReasonPodReadinessUnknown = "PodReadinessUnknown"
 )
+
+// GetConditions returns the MyCustomResource's status conditions (meta.ObjectWithConditions).
+func (in *MyCustomResource) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the MyCustomResource's status conditions.
+func (in *MyCustomResource) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }

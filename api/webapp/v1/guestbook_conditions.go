@@ -16,13 +16,19 @@ limitations under the License.
 
 package v1
 
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sunstrider.cn/operator/api/meta"
+)
+
 // Condition types of a Guestbook. Ready and Available have positive
 // polarity: True is good. Reconciling and Stalled are abnormal-true: they
 // exist only while True, and carry Ready's reason and message.
 const (
 	// ConditionReady is True when the workload matches the spec, every one
 	// of spec.size instances is ready and one of them is active.
-	ConditionReady = "Ready"
+	ConditionReady = meta.ConditionReady
 
 	// ConditionAvailable is True when an active instance serves: the
 	// Service of the Guestbook has a ready Pod behind it.
@@ -32,14 +38,14 @@ const (
 	// operator or the StatefulSet controller works on (RollingOut,
 	// InstancesNotReady): kstatus (Flux, kpt, Config Sync) reports the
 	// Guestbook InProgress.
-	ConditionReconciling = "Reconciling"
+	ConditionReconciling = meta.ConditionReconciling
 
 	// ConditionStalled is True while Ready is not True for a reason that
 	// lasts until a person acts (NamespaceNotFound, ResourceConflict,
 	// ApplyFailed):
 	// kstatus reports the Guestbook Failed, so a GitOps apply fails at once
 	// instead of timing out.
-	ConditionStalled = "Stalled"
+	ConditionStalled = meta.ConditionStalled
 )
 
 // Reasons of the Guestbook conditions; docs/conditions.md has the whole
@@ -68,7 +74,7 @@ const (
 	// object the operator needs to create (StatefulSet or Service named
 	// after the Guestbook) already exists and belongs to someone else. The
 	// operator leaves it alone; the message names it.
-	ReasonResourceConflict = "ResourceConflict"
+	ReasonResourceConflict = meta.ReasonResourceConflict
 
 	// ReasonApplyFailed (Ready=False, Stalled): the API server refused a
 	// child's write (the StatefulSet, the Service or the default ConfigMap:
@@ -77,7 +83,7 @@ const (
 	// served: the election goes on, and Available, status.active and
 	// status.standby report them. The operator retries with backoff (an
 	// invalid child at the next change of the Guestbook).
-	ReasonApplyFailed = "ApplyFailed"
+	ReasonApplyFailed = meta.ReasonApplyFailed
 
 	// ReasonActiveInstanceServing (Available=True): a ready instance is
 	// active and receives the traffic; the message names its Pod.
@@ -87,3 +93,9 @@ const (
 	// is active and the Service has no endpoint.
 	ReasonNoReadyInstance = "NoReadyInstance"
 )
+
+// GetConditions returns the Guestbook's status conditions (meta.ObjectWithConditions).
+func (in *Guestbook) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions replaces the Guestbook's status conditions.
+func (in *Guestbook) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
