@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 func intstrPort() intstr.IntOrString { return intstr.FromInt32(appPort) }
@@ -34,7 +35,7 @@ func TestDevDemoAnswersThroughClusterIPAndNodePort(t *testing.T) {
 	var app sunappsv1.Application
 	g.Expect(admin.Get(ctx(), client.ObjectKey{Namespace: "default", Name: "hello"}, &app)).To(Succeed())
 	g.Expect(condition(&app, sunappsv1.ConditionReady).Status).To(Equal(metav1.ConditionTrue))
-	g.Expect(kstatusOf(g, &app)).To(Equal(kstatus.CurrentStatus))
+	g.Expect(testutil.KStatus(g, &app)).To(Equal(kstatus.CurrentStatus))
 	pods := appPods(g, "default", "hello")
 	g.Expect(pods).To(HaveLen(1))
 	g.Expect(pods[0].Spec.NodeName).To(Equal(realNode))
@@ -91,7 +92,7 @@ func TestApplicationIsReadyOnlyOnceItsContainerIsReady(t *testing.T) {
 		ready := condition(app, sunappsv1.ConditionReady)
 		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(ready.Reason).To(Equal(sunappsv1.ReasonDeploymentUnavailable))
-		g.Expect(kstatusOf(g, app)).To(Equal(kstatus.InProgressStatus))
+		g.Expect(testutil.KStatus(g, app)).To(Equal(kstatus.InProgressStatus))
 	}, 5*time.Second, 250*time.Millisecond).Should(Succeed())
 
 	// The app's own endpoint turns its readiness on: the kubelet's probe
@@ -100,7 +101,7 @@ func TestApplicationIsReadyOnlyOnceItsContainerIsReady(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(admin.Get(ctx(), client.ObjectKeyFromObject(app), app)).To(Succeed())
 		g.Expect(condition(app, sunappsv1.ConditionReady).Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(kstatusOf(g, app)).To(Equal(kstatus.CurrentStatus))
+		g.Expect(testutil.KStatus(g, app)).To(Equal(kstatus.CurrentStatus))
 	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
 	g.Eventually(func() (string, error) { return get(fmt.Sprintf("http://%s:80/", app.Status.ClusterIP)) },
 		10*time.Second, 200*time.Millisecond).Should(Equal("v1"))
@@ -171,7 +172,7 @@ func TestRolloutToV2AnswersEveryRequest(t *testing.T) {
 			condition(app, sunappsv1.ConditionReconciling).Status == metav1.ConditionTrue {
 			sawReconciling = true
 			g.Expect(condition(app, sunappsv1.ConditionReady).Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(kstatusOf(g, app)).To(Equal(kstatus.InProgressStatus))
+			g.Expect(testutil.KStatus(g, app)).To(Equal(kstatus.InProgressStatus))
 		}
 		g.Expect(sawReconciling).To(BeTrue(), "Reconciling for generation %d not seen yet", generation)
 		ready := condition(app, sunappsv1.ConditionReady)
@@ -228,7 +229,7 @@ func TestReadinessTurnedOffShowsInStatus(t *testing.T) {
 		g.Expect(ready.Message).To(Equal("0 of 1 Pods available, 0 ready"))
 		g.Expect(condition(app, sunappsv1.ConditionAvailable).Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(condition(app, sunappsv1.ConditionReconciling).Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(kstatusOf(g, app)).To(Equal(kstatus.InProgressStatus))
+		g.Expect(testutil.KStatus(g, app)).To(Equal(kstatus.InProgressStatus))
 	}, 30*time.Second, 250*time.Millisecond).Should(Succeed())
 	// The Service has no ready endpoint left: once kube-proxy has synced,
 	// nothing answers through it.
@@ -272,7 +273,7 @@ func TestCrashLoopEndsStalled(t *testing.T) {
 		g.Expect(ready.Message).To(ContainSubstring(`container "app"`))
 		g.Expect(ready.Message).To(ContainSubstring("exit code 1"))
 		g.Expect(condition(app, sunappsv1.ConditionStalled).Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(kstatusOf(g, app)).To(Equal(kstatus.FailedStatus))
+		g.Expect(testutil.KStatus(g, app)).To(Equal(kstatus.FailedStatus))
 	}, 90*time.Second, 500*time.Millisecond).Should(Succeed())
 	t.Logf("Stalled: %s", condition(app, sunappsv1.ConditionReady).Message)
 }

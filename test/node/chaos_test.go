@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 // runtimeOutage is how long the chaos test keeps the CRI runtime stopped,
@@ -78,7 +79,7 @@ func TestCRIRuntimeStoppedThenStarted(t *testing.T) {
 			g.Expect(ready.Status).To(Equal(metav1.ConditionFalse), app.Name)
 			g.Expect(ready.Reason).To(Equal(sunappsv1.ReasonNodeNotReady), app.Name)
 			g.Expect(ready.Message).To(ContainSubstring("its node "+realNode+" is not"), app.Name)
-			g.Expect(kstatusOf(g, app)).To(Equal(kstatus.InProgressStatus))
+			g.Expect(testutil.KStatus(g, app)).To(Equal(kstatus.InProgressStatus))
 		}
 	}
 	g.Eventually(notReady, 10*time.Second, 100*time.Millisecond).Should(Succeed())

@@ -27,11 +27,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
@@ -188,15 +186,6 @@ func condition(app *sunappsv1.Application, t string) metav1.Condition {
 		return *c
 	}
 	return metav1.Condition{}
-}
-
-// kstatusOf is what Flux's and Argo CD's health checks read of obj.
-func kstatusOf(g Gomega, obj client.Object) kstatus.Status {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	g.Expect(err).NotTo(HaveOccurred())
-	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
-	g.Expect(err).NotTo(HaveOccurred())
-	return res.Status
 }
 
 // namespace is a fresh namespace for one test, deleted after it.

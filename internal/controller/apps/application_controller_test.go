@@ -395,7 +395,7 @@ func TestStaleStatusWriteIsRefused(t *testing.T) {
 	newer.Status.Workflow.ReadyReplicas = 7
 	g.Expect(k8sClient.Status().Patch(ctx, newer, client.MergeFrom(stale))).To(Succeed())
 
-	r := &ApplicationReconciler{Client: k8sClient, Recorder: events.NewFakeRecorder(10)}
+	w := controllers.StatusWriter{Client: k8sClient, Recorder: events.NewFakeRecorder(10), Batch: StatusBatch}
 	obs := observation{
 		deployment: getDeployment(g, app), service: getService(g, app), serviceWanted: true,
 		selector: getDeployment(g, app).Spec.Selector,
@@ -408,7 +408,7 @@ func TestStaleStatusWriteIsRefused(t *testing.T) {
 	obs.deployment.Status.ReadyReplicas = 3
 	written := stale.DeepCopy()
 	written.Status = computeStatus(stale, &obs)
-	wait, err := r.updateStatus(ctx, stale, written)
+	_, wait, err := w.Write(ctx, stale, written)
 	g.Expect(err).NotTo(HaveOccurred(), "a stale copy is dropped quietly, no error")
 	// There was a change of Ready to write, and it was not put off: the
 	// patch was sent.
@@ -600,7 +600,7 @@ func TestSpecChangeIsReadyOnlyOnceRolledOut(t *testing.T) {
 		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonRollingOut))
 		g.Expect(c.ObservedGeneration).To(Equal(got.Generation))
 		got.SetGroupVersionKind(sunappsv1.GroupVersion.WithKind("Application"))
-		g.Expect(kstatusOf(g, got)).To(Equal(kstatus.InProgressStatus))
+		g.Expect(testutil.KStatus(g, got)).To(Equal(kstatus.InProgressStatus))
 	}).Should(Succeed())
 
 	g.Eventually(func(g Gomega) { markDeploymentAvailable(g, app) }).Should(Succeed())
@@ -608,7 +608,7 @@ func TestSpecChangeIsReadyOnlyOnceRolledOut(t *testing.T) {
 		got := getApp(g, app)
 		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
 		got.SetGroupVersionKind(sunappsv1.GroupVersion.WithKind("Application"))
-		g.Expect(kstatusOf(g, got)).To(Equal(kstatus.CurrentStatus))
+		g.Expect(testutil.KStatus(g, got)).To(Equal(kstatus.CurrentStatus))
 	}).Should(Succeed())
 }
 

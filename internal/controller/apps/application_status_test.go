@@ -12,8 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
@@ -21,20 +19,6 @@ import (
 	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/testutil"
 )
-
-// kstatusOf is what Flux, kpt and Config Sync compute from obj.
-func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
-	return kstatusResultOf(g, obj).Status
-}
-
-// kstatusResultOf is kstatus's whole answer for obj, converted whole.
-func kstatusResultOf(g Gomega, obj runtime.Object) *kstatus.Result {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	g.Expect(err).NotTo(HaveOccurred())
-	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
-	g.Expect(err).NotTo(HaveOccurred())
-	return res
-}
 
 // rolledOut is the status of a Deployment from deployment() that is rolled
 // out and available, with conditions of its own.
@@ -196,7 +180,7 @@ func TestComputeStatusConditions(t *testing.T) {
 			}
 			app.Status = st
 			app.SetGroupVersionKind(sunappsv1.GroupVersion.WithKind("Application"))
-			g.Expect(kstatusOf(g, app)).To(Equal(tt.wantKStatus))
+			g.Expect(testutil.KStatus(g, app)).To(Equal(tt.wantKStatus))
 		})
 	}
 }
@@ -366,7 +350,7 @@ func TestDeploymentReadyAgreesWithReadyConditionAndKStatus(t *testing.T) {
 			}
 			typed := d.DeepCopy()
 			typed.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
-			if current := kstatusOf(NewWithT(t), typed) == kstatus.CurrentStatus; current != (c.want || c.stricter) {
+			if current := testutil.KStatus(NewWithT(t), typed) == kstatus.CurrentStatus; current != (c.want || c.stricter) {
 				t.Errorf("kstatus says Current %v for the Deployment, want %v", current, c.want)
 			}
 		})
@@ -425,7 +409,7 @@ func TestRolloutViewAgreesWithTheWholeDeployment(t *testing.T) {
 			g := NewWithT(t)
 			typed := c.d.DeepCopy()
 			typed.SetGroupVersionKind(appsv1.SchemeGroupVersion.WithKind("Deployment"))
-			g.Expect(deploymentRollout(c.d)).To(Equal(kstatusResultOf(g, typed)))
+			g.Expect(deploymentRollout(c.d)).To(Equal(testutil.KStatusResult(g, typed)))
 		})
 	}
 }

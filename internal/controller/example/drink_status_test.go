@@ -27,8 +27,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
@@ -37,15 +35,6 @@ import (
 	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/testutil"
 )
-
-// kstatusOf is what Flux, kpt and Config Sync compute from obj.
-func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	g.Expect(err).NotTo(HaveOccurred())
-	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
-	g.Expect(err).NotTo(HaveOccurred())
-	return res.Status
-}
 
 func TestComputeDrinkStatus(t *testing.T) {
 	configMaps := schema.GroupResource{Resource: "configmaps"}
@@ -136,7 +125,7 @@ func TestComputeDrinkStatus(t *testing.T) {
 			g.Expect(status.ConfigMapName).To(Equal(tt.wantConfigMap))
 			drink.Status = status
 			drink.SetGroupVersionKind(examplev1.GroupVersion.WithKind(drinkKind))
-			g.Expect(kstatusOf(g, drink)).To(Equal(tt.wantKStatus))
+			g.Expect(testutil.KStatus(g, drink)).To(Equal(tt.wantKStatus))
 			progress := map[kstatus.Status]string{
 				kstatus.InProgressStatus: examplev1.ConditionReconciling,
 				kstatus.FailedStatus:     examplev1.ConditionStalled,

@@ -24,22 +24,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
 	"sunstrider.cn/operator/internal/testutil"
 )
-
-// kstatusOf is what Flux, kpt and Config Sync compute from obj.
-func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	g.Expect(err).NotTo(HaveOccurred())
-	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
-	g.Expect(err).NotTo(HaveOccurred())
-	return res.Status
-}
 
 // testFriend is the friend Pod of the status tests.
 const testFriend = "joe"
@@ -158,7 +147,7 @@ func TestComputeStatus(t *testing.T) {
 			}
 			g.Expect(obj.Status.Conditions).To(HaveLen(wantConditions))
 			obj.SetGroupVersionKind(pocv1.GroupVersion.WithKind("MyCustomResource"))
-			g.Expect(kstatusOf(g, obj)).To(Equal(tt.wantKStatus))
+			g.Expect(testutil.KStatus(g, obj)).To(Equal(tt.wantKStatus))
 			for condType, w := range map[string]want{
 				pocv1.ConditionFriendFound: tt.found,
 				pocv1.ConditionFriendReady: tt.ready,

@@ -37,15 +37,6 @@ import (
 	"sunstrider.cn/operator/internal/testutil"
 )
 
-// kstatusOf is what Flux, kpt and Config Sync compute from obj.
-func kstatusOf(g Gomega, obj runtime.Object) kstatus.Status {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	g.Expect(err).NotTo(HaveOccurred())
-	res, err := kstatus.Compute(&unstructured.Unstructured{Object: u})
-	g.Expect(err).NotTo(HaveOccurred())
-	return res.Status
-}
-
 // statefulSet is a StatefulSet of the given size at generation 3 whose
 // status is changed by edit; unedited, it has rolled out revision gb-2.
 func statefulSet(size int32, edit func(*appsv1.StatefulSetStatus)) *appsv1.StatefulSet {
@@ -255,7 +246,7 @@ func TestComputeStatusKStatus(t *testing.T) {
 			gb := &webappv1.Guestbook{ObjectMeta: metav1.ObjectMeta{Name: "gb", Generation: 4}}
 			gb.SetGroupVersionKind(webappv1.GroupVersion.WithKind("Guestbook"))
 			gb.Status = computeStatus(gb, &tt.obs)
-			g.Expect(kstatusOf(g, gb)).To(Equal(tt.wantKStatus))
+			g.Expect(testutil.KStatus(g, gb)).To(Equal(tt.wantKStatus))
 			g.Expect(testutil.StatusInvariants(toUnstructured(g, gb))).To(BeEmpty())
 
 			reconciling := meta.FindStatusCondition(gb.Status.Conditions, webappv1.ConditionReconciling)
