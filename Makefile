@@ -252,7 +252,7 @@ BENCH_DIR ?= $(LOCALBIN)/bench
 BENCH_CLUSTER ?= sunstrider-bench
 
 .PHONY: bench
-bench: k8s-cluster-bins kustomize build ## Benchmark on a fresh local cluster: the operator vs a plain client and the seed's design (BENCH_N, BENCH_ARGS; docs/performance.md).
+bench: k8s-cluster-bins kustomize build ## Benchmark on a fresh local cluster: the operator vs a plain client and the Application tutorial's design (BENCH_N, BENCH_ARGS; docs/performance.md).
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1 || true
 	mkdir -p "$(BENCH_DIR)/kwok" && cp test/bench/kwok.yaml "$(BENCH_DIR)/kwok/kwok.yaml"
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) up
@@ -327,6 +327,14 @@ bench-shards: k8s-cluster-bins ## Check and weigh server-side sharded list/watch
 .PHONY: lint
 lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e, chaos, container and node suites included), lint and render the chart, and fail on stale generated files (verify).
 	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container,release,node
+
+.PHONY: helm-lint
+helm-lint: kustomize helm ## Lint the Helm chart and fail if its generated files are stale.
+	KUSTOMIZE="$(KUSTOMIZE)" ./hack/sync-chart-crds.sh --check
+	"$(HELM)" lint dist/chart --strict
+	@# As a user renders it, with no --kube-version: helm's own default
+	@# must satisfy the chart's kubeVersion.
+	"$(HELM)" template dist/chart >/dev/null
 
 .PHONY: vulncheck
 vulncheck: govulncheck indexdb $(AFTER_SUITE_BINS) | $(if $(CI_SCHEDULE),test-chaos) ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
@@ -416,7 +424,7 @@ run: manifests generate fmt vet ## Run the operator from your host against $KUBE
 # `make image` builds the operator's image without Docker, a base image or a
 # registry (hack/image): FROM scratch, the static binary as /manager, the
 # files of distroless/static:nonroot it needs (nonroot 65532 in /etc/passwd and
-# /etc/group, /home/nonroot, /tmp, the build machine's CA certificates), user
+# /etc/group, /home/nonroot, /tmp; a CA bundle only with IMAGE_CA_CERTS), user
 # 65532:65532 and the org.opencontainers.image.* labels; every timestamp is
 # SOURCE_DATE_EPOCH (the commit's time), so a commit always gives the same
 # digest. The archive, $(IMAGE_ARCHIVE), is an OCI image layout and a
@@ -429,11 +437,16 @@ IMAGE_ARCH ?= $(shell go env GOARCH)
 IMAGE_DIR ?= $(LOCALBIN)/image
 IMAGE_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-operator-$(IMAGE_VERSION).tar
 IMAGE_TAG ?= $(if $(filter file,$(origin IMG)),sunstrider-operator:$(subst +,_,$(IMAGE_VERSION)),$(IMG))
-# The image carries no CA bundle by default: the manager dials only the API
-# server, with the ServiceAccount's CA, so nothing of the building machine
-# goes into it. IMAGE_SOURCE, the org.opencontainers.image.source label, is
-# the project's repository (the one IMAGE_REPO's registry links packages to),
-# the same from any clone.
+# IMAGE_CA_CERTS names a PEM file of CA certificates that `make image` and
+# `make release` (hack/release-artifacts.sh) copy into the image as
+# /etc/ssl/certs/ca-certificates.crt, with SSL_CERT_FILE pointing at it, e.g.
+# IMAGE_CA_CERTS=/etc/ssl/certs/ca-certificates.crt. Empty (the default): the
+# image has no CA bundle, since the manager dials only the API server and
+# trusts it through the ServiceAccount's CA; nothing of the building machine
+# goes into the image, so every machine builds the same digest.
+# IMAGE_SOURCE, the org.opencontainers.image.source label, is the project's
+# repository (the one IMAGE_REPO's registry links packages to), the same
+# from any clone.
 IMAGE_CA_CERTS ?=
 IMAGE_SOURCE ?= https://github.com/sunstrider/sunstrider-operator
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
@@ -544,14 +557,6 @@ bundle-build: ## Build the bundle image BUNDLE_IMG (needs Docker or podman).
 .PHONY: bundle-push
 bundle-push: ## Push the bundle image BUNDLE_IMG (needs Docker or podman and a registry).
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
-
-.PHONY: helm-lint
-helm-lint: kustomize helm ## Lint the Helm chart and fail if its generated files are stale.
-	KUSTOMIZE="$(KUSTOMIZE)" ./hack/sync-chart-crds.sh --check
-	"$(HELM)" lint dist/chart --strict
-	@# As a user renders it, with no --kube-version: helm's own default
-	@# must satisfy the chart's kubeVersion.
-	"$(HELM)" template dist/chart >/dev/null
 
 ##@ Release
 
