@@ -39,9 +39,9 @@ const CreatedTTL = 5 * time.Second
 // Deployment's own event, handled before the new Service's reached the
 // cache) reads the Service as absent and creates it again: the API server
 // refuses that (the child exists), the refusal is followed by a read of the
-// child, and the child is then found to be the parent's own. A burst of
-// 1,000 Applications counted 0.22 to 0.30 of those per Application, 1.14
-// Service applies per Service at 5,000 (docs/performance.md).
+// child, and the child is then found to be the parent's own: a request
+// and a read wasted per such reconcile, which a burst of Applications
+// showed often (docs/performance.md).
 //
 // A remembered child is forgotten as soon as the cache holds an object of
 // its name, and vouched for no longer than CreatedTTL: a child deleted

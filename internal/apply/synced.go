@@ -50,9 +50,9 @@ const SyncedSize = 1 << 16
 // InSync.
 //
 // InSync converts both objects to unstructured: in a burst of Applications
-// that was 6 % of the manager's CPU and 16 % of its allocations
-// (docs/performance.md), and most of it was spent on children that had not
-// changed since the last check, only their status. The version that
+// that was a visible share of the manager's CPU and allocations (the
+// figures are in docs/performance.md), and most of it was spent on
+// children that had not changed since the last check, only their status. The version that
 // matters is the one of what the operator owns: the generation for the
 // kinds whose every spec change moves it (Deployment, StatefulSet), so
 // that the status writes of a Deployment's rollout do not count; the

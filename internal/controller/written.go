@@ -38,8 +38,8 @@ import (
 // event handled before the object's own) computes the status from the
 // version the write replaced, and its patch, guarded by that version, is
 // refused as stale: a request and a reconcile wasted, and the status late
-// by a trip through the queue at the default priority. A steady run of
-// spec changes counted 1.3 such refusals per change.
+// by a trip through the queue at the default priority, more than once per
+// spec change in a steady run of them.
 //
 // Hand-written: controller-runtime's cache has no read-your-writes, and
 // its client returns the written object to the caller only.

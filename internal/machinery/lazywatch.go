@@ -35,7 +35,8 @@ import (
 // event of the cluster (the API server's fan-out to one more watcher, the
 // manager's decoding and its cache) and only MyCustomResource and Guestbook
 // read Pods, so an operator that serves only Applications never opens it
-// (3 to 3.6 watch events per Application in a burst: docs/performance.md).
+// (a burst of Applications brings several Pod events per Application:
+// docs/performance.md).
 //
 // Hand-written because controller-runtime has no lazily started source; it
 // builds on what it does have: Controller.Watch on a running controller

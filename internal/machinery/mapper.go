@@ -32,9 +32,9 @@ import (
 // the manager's RESTMapper for the owner's scope at every event of every
 // child. controller-runtime's dynamic mapper answers through client-go's
 // PriorityRESTMapper and MultiRESTMapper, which build the answer again each
-// time: in a burst of Applications that was 2 % of the manager's CPU and
-// 10 % of its allocations (docs/performance.md), for an answer that does
-// not change. Neither library caches it. What a mapping says (the resource
+// time: in a burst of Applications that showed in the manager's CPU and
+// allocation profiles (docs/performance.md), for an answer that does not
+// change. Neither library caches it. What a mapping says (the resource
 // and the scope) is fixed for a kind's version: a CRD's plural is part of
 // its name and its scope is immutable, and the built-in kinds do not move.
 // Errors are not remembered: a kind not yet installed is found when it is.

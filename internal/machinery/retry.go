@@ -43,16 +43,16 @@ const (
 // 10/s after a burst of 20: client-go's controller rate limiter, set
 // explicitly because controller-runtime's priority queue otherwise keeps
 // only the per-object backoff. Without the overall limit, when the API
-// server goes away, every object in flight retries ~8 times in its first
-// second and a large backlog floods the server as it comes back.
+// server goes away, every object in flight retries several times in its
+// first second and a large backlog floods the server as it comes back.
 //
 // The burst is 20, not client-go's default 100: during an outage a
 // reconcile that needs no request (all it reads is cached, its status
 // write put off) succeeds and resets its object's backoff, so its next
 // failure starts at 5 ms again. Objects whose put-off status falls due
-// together then retry ~8 times each within a second; with a burst of 100
-// the chaos suite measured 56 to 71 requests in such a second, 9 to 11 s
-// into an outage (docs/reliability.md). Outside an outage few reconciles
+// together then retry several times each within a second; with a burst of
+// 100 the chaos suite measured a flood of requests in such a second
+// (docs/reliability.md has the figures). Outside an outage few reconciles
 // fail (a status conflict is not a failure: its object's next event
 // retries it), so 20 at once and 10/s after is ample.
 // Only retries are limited: events are queued at once.

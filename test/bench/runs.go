@@ -22,7 +22,7 @@ func countOf(ns []int, n int) int {
 // run-th run (from 1) of an N: before unless floorLast, the other way round
 // in every even run with alternate. Whichever runs later pays for a
 // cluster that has made and deleted more and for a machine that drifts
-// over the hour (docs/performance.md, "One namespace, the order
+// over the hour (docs/performance-log.md, "One namespace, the order
 // alternated"): alternating spreads that over both sides of the ratio.
 func floorsFirst(floorLast, alternate bool, run int) bool {
 	first := !floorLast

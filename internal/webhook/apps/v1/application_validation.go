@@ -62,8 +62,9 @@ var (
 // operator does with one: the cache holds it and its Deployment, and a
 // reconcile turns the template into maps several times (drift check, apply configuration), each list entry a map of a few
 // hundred bytes however short its JSON: the drift check alone allocates
-// 58 MiB for a 1.4 MiB template of short env entries, 6.4 MiB at 128 KiB
-// (measured; docs/security.md), and the operator runs 16 reconciles at once
+// tens of times the template's size for a template of short env entries
+// (docs/security.md has the measurement), and the operator runs 16
+// reconciles at once
 // (--max-concurrent-reconciles): a handful of maximal Applications would
 // take a replica past its 256 MiB limit, then the standby replica that takes
 // over. 128 KiB is more than ten times the Pod templates of common charts
