@@ -78,10 +78,13 @@ func IsOurs(obj metav1.Object, ownerUID types.UID) bool {
 	return hashed && obj.GetLabels()[ManagedByLabel] == ManagedByValue
 }
 
-// Get reads the child at key into obj from cached and, when cached has none,
-// confirms with uncached (the API server): the cache may lag behind, or be
-// label-filtered and never hold a foreign object, which must not be
-// overwritten. found is false only when neither has it.
+// Get reads the object at key into obj from cached and, when cached has
+// none, confirms with uncached (the API server): the cache may lag behind.
+// It is for an object a parent uses but does not make its child (the
+// Guestbook's ConfigMap once it exists, whoever made it): a child is read
+// with Applier.Observe instead, which needs no second read, as the create
+// that follows a miss refuses an object of the name. found is false only
+// when neither has it.
 func Get(ctx context.Context, cached, uncached client.Reader, key client.ObjectKey, obj client.Object) (found bool, err error) {
 	err = cached.Get(ctx, key, obj)
 	if apierrors.IsNotFound(err) {

@@ -165,21 +165,6 @@ func (a *Applier) gvkOf(obj client.Object) (schema.GroupVersionKind, error) {
 	return a.Client.GroupVersionKindFor(obj)
 }
 
-// Ensure makes the child desired (typed, with its kind and owner reference
-// set) exist as desired, for the parent whose UID is ownerUID: Observe,
-// then Write. live is an empty object of desired's type, filled with the
-// child as read.
-func (a *Applier) Ensure(ctx context.Context, ownerUID types.UID, desired, live client.Object) (Outcome, error) {
-	found, conflict, err := a.Observe(ctx, ownerUID, client.ObjectKeyFromObject(desired), live)
-	if err != nil || conflict != "" {
-		return Outcome{Conflict: conflict}, err
-	}
-	if !found {
-		live = nil
-	}
-	return a.Write(ctx, desired, live)
-}
-
 // Write makes the child desired exist as desired, given live, the child
 // Observe found and the parent controls (nil when it does not exist). An
 // absent child is created (create), never applied: an object of its name

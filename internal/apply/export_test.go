@@ -16,5 +16,27 @@ limitations under the License.
 
 package apply
 
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
 // SyncedAnswered is how many checks s answered without InSync.
 func SyncedAnswered(s *SyncedChildren) int64 { return s.answered.Load() }
+
+// Ensure, for the tests, makes the child desired (typed, with its kind and owner reference
+// set) exist as desired, for the parent whose UID is ownerUID: Observe,
+// then Write. live is an empty object of desired's type, filled with the
+// child as read.
+func (a *Applier) Ensure(ctx context.Context, ownerUID types.UID, desired, live client.Object) (Outcome, error) {
+	found, conflict, err := a.Observe(ctx, ownerUID, client.ObjectKeyFromObject(desired), live)
+	if err != nil || conflict != "" {
+		return Outcome{Conflict: conflict}, err
+	}
+	if !found {
+		live = nil
+	}
+	return a.Write(ctx, desired, live)
+}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -44,8 +45,10 @@ type Children struct {
 	Parent client.Object
 	Kind   string
 
-	// Created and Updated name the kinds of the children written.
+	// Created and Updated name the kinds of the children written, Deleted
+	// the children deleted ("Service ns/name"), with why.
 	Created, Updated []string
+	Deleted          []string
 	// Conflicts name the objects in a child's place the parent does not
 	// control, with their controller: "Deployment ns/name (it has no
 	// controller)".
@@ -112,9 +115,7 @@ func (c *Children) Write(ctx context.Context, desired, live client.Object) (clie
 	case out.Stale:
 		c.Stale = true
 	case out.Rejected != nil:
-		if c.Refusal == nil {
-			c.Refusal = &Refusal{Kind: kind, Err: out.Rejected}
-		}
+		c.refuse(kind, out.Rejected)
 	case out.Action == apply.Created:
 		c.Created = append(c.Created, kind)
 	case out.Action == apply.Updated:
@@ -134,6 +135,84 @@ func (c *Children) Ensure(ctx context.Context, desired, live client.Object) (cli
 		live = nil
 	}
 	return c.Write(ctx, desired, live)
+}
+
+// Delete removes child, a child the parent controls that it no longer
+// asks for (why says why, for its event), and only that object: the UID
+// precondition guards against a same-named replacement. The answer goes
+// through Policy as a write's does: a refusal is reported as one, a child
+// replaced meanwhile is a stale read, one already gone needs nothing. err
+// only when the API server did not answer.
+func (c *Children) Delete(ctx context.Context, child client.Object, why string) error {
+	uid := child.GetUID()
+	err := c.Applier.Client.Delete(ctx, child, client.Preconditions{UID: &uid})
+	kind := c.kindOf(child)
+	switch {
+	case err == nil:
+		c.Applier.Deleted(child)
+		c.Deleted = append(c.Deleted, fmt.Sprintf("%s %s: %s", kind, nameOf(child), why))
+	case apierrors.IsNotFound(err):
+		c.Applier.Deleted(child)
+	case apierrors.IsConflict(err):
+		c.Stale = true
+	case apply.Answered(err):
+		c.refuse(kind, err)
+	default:
+		return fmt.Errorf("deleting %s %s: %w", kind, nameOf(child), err)
+	}
+	return nil
+}
+
+// Patch changes obj, an object the parent's controller acts on but does
+// not own (a Pod of its StatefulSet), with patch, which must carry obj's
+// resourceVersion (client.MergeFromWithOptimisticLock): an object changed
+// since it was read is a stale read, and the next event of it brings the
+// next reconcile. A refusal is reported as a write's is; one gone needs
+// nothing. It reports whether the patch was made. err only when the API
+// server did not answer.
+func (c *Children) Patch(ctx context.Context, obj client.Object, patch client.Patch) (bool, error) {
+	err := c.Applier.Client.Patch(ctx, obj, patch)
+	kind := c.kindOf(obj)
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+	case apierrors.IsConflict(err):
+		c.Stale = true
+	case apply.Answered(err):
+		c.refuse(kind, err)
+	default:
+		return false, fmt.Errorf("patching %s %s: %w", kind, nameOf(obj), err)
+	}
+	return false, nil
+}
+
+// refuse records the API server's refusal of a write of kind: the first
+// one decides the status.
+func (c *Children) refuse(kind string, err error) {
+	if c.Refusal == nil {
+		c.Refusal = &Refusal{Kind: kind, Err: err}
+	}
+}
+
+// kindOf is obj's kind, for messages: its own, else the scheme's (a typed
+// object read from the cache carries none).
+func (c *Children) kindOf(obj client.Object) string {
+	if kind := obj.GetObjectKind().GroupVersionKind().Kind; kind != "" {
+		return kind
+	}
+	if gvk, err := c.Applier.Client.GroupVersionKindFor(obj); err == nil {
+		return gvk.Kind
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+// StopsPhases tells whether the phases after the current one must not
+// run, for every kind alike: a child in conflict (no Service is made for a
+// workload someone else runs, no Pod of it is relabelled) or a stale read
+// (the reconcile of the newer child's event does the rest).
+func (c *Children) StopsPhases() bool {
+	return c != nil && (len(c.Conflicts) > 0 || c.Stale)
 }
 
 // Answer is the answer that decides the parent's status, in Policy's
@@ -168,9 +247,10 @@ func (c *Children) NotReady() (reason, message string, ok bool) {
 // RecordEvents logs the children this reconcile wrote ("Applied children",
 // the line test/chaos counts to prove there were never two leaders) and records one
 // Normal event, reason Updated, when it changed existing ones (a new spec,
-// or a child someone else had changed put back). Creating the children is
-// the expected outcome of creating the parent: Ready tells it, and an
-// Event per parent would cost the API server a write more.
+// or a child someone else had changed put back), and one, reason Deleted,
+// when it deleted some. Creating the children is the expected outcome of
+// creating the parent: Ready tells it, and an Event per parent would cost
+// the API server a write more.
 func (c *Children) RecordEvents(ctx context.Context, recorder events.EventRecorder) {
 	log := ctrl.LoggerFrom(ctx)
 	if len(c.Created) > 0 {
@@ -181,11 +261,20 @@ func (c *Children) RecordEvents(ctx context.Context, recorder events.EventRecord
 		recorder.Eventf(c.Parent, nil, corev1.EventTypeNormal, ReasonUpdated, "Apply",
 			"Updated %s %s", strings.Join(c.Updated, " and "), c.Parent.GetName())
 	}
+	if len(c.Deleted) > 0 {
+		log.Info("Deleted children", "children", c.Deleted)
+		recorder.Eventf(c.Parent, nil, corev1.EventTypeNormal, ReasonDeleted, "Delete",
+			"Deleted %s", strings.Join(c.Deleted, "; "))
+	}
 }
 
 // ReasonUpdated is the reason of the Normal event recorded on a parent when
 // the operator changed its existing children.
 const ReasonUpdated = "Updated"
+
+// ReasonDeleted is the reason of the Normal event recorded on a parent when
+// the operator deleted a child it no longer asks for.
+const ReasonDeleted = "Deleted"
 
 // Result ends every reconcile, as Policy says: a refusal other than
 // Invalid is returned (retried with backoff), a conflict is looked at

@@ -17,22 +17,17 @@ limitations under the License.
 package controller
 
 import (
-	"k8s.io/apimachinery/pkg/api/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"sunstrider.cn/operator/api/meta"
 )
 
-// Condition types that GitOps tools read, with the meaning kstatus
-// (sigs.k8s.io/cli-utils) and Flux give them. Both are abnormal-true: they
-// exist only while True and are removed, never set False.
+// The condition types GitOps tools read (api/meta).
 const (
-	// ConditionReady summarises an object of every kind.
-	ConditionReady = "Ready"
-	// ConditionReconciling is True while the operator works towards Ready
-	// (kstatus InProgress).
-	ConditionReconciling = "Reconciling"
-	// ConditionStalled is True while Ready cannot be reached until a person
-	// acts (kstatus Failed).
-	ConditionStalled = "Stalled"
+	ConditionReady       = meta.ConditionReady
+	ConditionReconciling = meta.ConditionReconciling
+	ConditionStalled     = meta.ConditionStalled
 )
 
 // ReasonClass says what a reason of a Ready condition that is not True means
@@ -72,10 +67,10 @@ func (rc ReasonClasses) ClassOf(reason string) ReasonClass {
 // generation as their observedGeneration and keep their lastTransitionTime
 // while they stay True.
 func SetProgressConditions(conditions *[]metav1.Condition, classes ReasonClasses, generation int64) {
-	ready := meta.FindStatusCondition(*conditions, ConditionReady)
+	ready := apimeta.FindStatusCondition(*conditions, ConditionReady)
 	if ready == nil || ready.Status == metav1.ConditionTrue {
-		meta.RemoveStatusCondition(conditions, ConditionReconciling)
-		meta.RemoveStatusCondition(conditions, ConditionStalled)
+		apimeta.RemoveStatusCondition(conditions, ConditionReconciling)
+		apimeta.RemoveStatusCondition(conditions, ConditionStalled)
 		return
 	}
 	progress := metav1.Condition{
@@ -89,6 +84,32 @@ func SetProgressConditions(conditions *[]metav1.Condition, classes ReasonClasses
 	if classes.ClassOf(ready.Reason) == Blocked {
 		progress.Type, remove = ConditionStalled, ConditionReconciling
 	}
-	meta.RemoveStatusCondition(conditions, remove)
-	meta.SetStatusCondition(conditions, progress)
+	apimeta.RemoveStatusCondition(conditions, remove)
+	apimeta.SetStatusCondition(conditions, progress)
+}
+
+// MergeConditions is the one way every kind builds its new conditions: own,
+// the conditions this observation sets (Ready among them), in their order,
+// each with generation as its observedGeneration and keeping the
+// lastTransitionTime of previous's condition of its type while its status
+// holds; then Reconciling and Stalled derived from Ready
+// (SetProgressConditions). A condition of previous that is not among own
+// (an abnormal-true one no longer true, or one someone else added) is
+// dropped: the operator owns its kinds' conditions.
+func MergeConditions(previous []metav1.Condition, classes ReasonClasses, generation int64, own ...metav1.Condition) []metav1.Condition {
+	conditions := make([]metav1.Condition, 0, len(own)+1)
+	for _, c := range own {
+		c.ObservedGeneration = generation
+		if old := apimeta.FindStatusCondition(previous, c.Type); old != nil {
+			conditions = append(conditions, *old)
+		}
+		apimeta.SetStatusCondition(&conditions, c)
+	}
+	for _, t := range []string{ConditionReconciling, ConditionStalled} {
+		if old := apimeta.FindStatusCondition(previous, t); old != nil {
+			conditions = append(conditions, *old)
+		}
+	}
+	SetProgressConditions(&conditions, classes, generation)
+	return conditions
 }

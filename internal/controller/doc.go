@@ -15,30 +15,35 @@ limitations under the License.
 */
 
 // Package controller holds the one reconcile skeleton every controller of
-// the operator follows, and what they share to follow it. Each kind's
-// Reconcile reads in the same order:
+// the operator follows, as code: Reconcile, the driver every kind's
+// Reconcile calls with its Kind (its hooks). It runs, in this order:
 //
-//  1. Get the object from the cache (WrittenObjects.Get); NotFound ends it,
-//     and so does a deletion in progress (the garbage collector removes the
-//     children).
-//  2. Observe and act in small phases, reconcileX: children are read and
-//     written only through Children (Observe, Write, Ensure), which
-//     classifies every answer of the API server once (Policy). A phase
-//     returns an error only when the API server did not answer.
+//  1. Get the object from the cache (WrittenObjects.Get); NotFound ends it
+//     (Kind.Gone), and so does a deletion in progress (the garbage
+//     collector removes the children).
+//  2. The kind's phases, reconcileX, observe and act: children are read
+//     and written (applied, deleted, a Pod relabelled) only through
+//     Children, which classifies every answer of the API server once
+//     (Policy). A phase returns an error only when the API server did not
+//     answer. A conflict or a stale read stops the later phases, for every
+//     kind (no Service is made for a workload someone else runs).
 //  3. Children.RecordEvents tells what was written (a log line, and one
-//     Normal event when existing children changed); then a stale read
-//     (Children.Stale) ends the reconcile: the newer child's event brings
-//     the next one.
-//  4. computeStatus(obj, observation) returns the new status: a pure
-//     function, table-tested, that reads Ready's reason for a conflict or a
-//     refusal from Children.NotReady and derives Reconciling and Stalled
-//     with SetProgressConditions from the kind's ReasonClasses.
-//  5. StatusWriter.Write writes it once, only if it changed, and records a
+//     Normal event when existing children changed or were deleted); then
+//     a stale read ends the reconcile: the newer child's event brings the
+//     next one.
+//  4. Kind.ComputeStatus sets the new status from what was observed: a
+//     pure function of the kind, table-tested, that reads Ready's reason
+//     for a conflict or a refusal from Children.NotReady, and builds its
+//     conditions with MergeConditions (which keeps lastTransitionTime and
+//     derives Reconciling and Stalled from the kind's ReasonClasses).
+//  5. StatusWriter writes it once, only if it changed, and records a
 //     Warning when the object becomes Stalled.
 //  6. Children.Result decides the retry, the same way for every kind.
 //
 // Every kind's own watch (For) drops the event of its own status write
 // (WrittenObjects.SkipOwnWrites), whose reconcile would write nothing.
 //
-// Behaviour that differs on purpose is named in the kind's own file.
+// The runtime plumbing under the controllers (cache, transforms, rate
+// limiter, priority, lazy watches) is package machinery. Behaviour that
+// differs on purpose is named at the kind's kind() method.
 package controller

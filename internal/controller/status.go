@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -33,6 +34,8 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunmeta "sunstrider.cn/operator/api/meta"
 )
 
 // StaleRetry is how soon an object whose status write found its cached
@@ -73,9 +76,10 @@ func PatchStatus(ctx context.Context, c client.StatusClient, orig, obj client.Ob
 // another, with a resourceVersion as its precondition: what controller-
 // runtime's MergeFromWithOptimisticLock makes of two copies that differ in
 // their status only (a status write changes nothing else), without copying
-// and encoding the copies' spec and metadata to find that out (2.5 % of the
-// manager's CPU in a burst of Applications, docs/performance.md). The
-// difference itself is the json-patch library's, as in controller-runtime.
+// and encoding the copies' spec and metadata to find that out (a share of
+// the manager's CPU in a burst of Applications that its profile showed).
+// The difference itself is the json-patch library's, as in
+// controller-runtime.
 type statusMergePatch struct {
 	resourceVersion string
 	// from is the status the patch starts from, encoded.
@@ -126,9 +130,10 @@ type StatusWriter struct {
 	// Recorder records the Warning of a transition into Stalled.
 	Recorder events.EventRecorder
 	// Status returns the status of an object of the kind, the only part a
-	// reconcile changes.
+	// reconcile changes; when nil, its Status field (every kind's).
 	Status func(client.Object) any
-	// Conditions returns the status conditions of an object of the kind.
+	// Conditions returns the status conditions of an object of the kind;
+	// when nil, its GetConditions (sunmeta.ObjectWithConditions).
 	Conditions func(client.Object) []metav1.Condition
 	// Written, when set, remembers each write for the controller's next
 	// read (WrittenObjects.Get) until its cache holds it.
@@ -150,6 +155,12 @@ type StatusWriter struct {
 // Stalled's reason and message: once per transition, since orig was
 // current (a stale orig is not written).
 func (w StatusWriter) Write(ctx context.Context, orig, obj client.Object) (written bool, wait time.Duration, err error) {
+	if w.Status == nil {
+		w.Status = statusField
+	}
+	if w.Conditions == nil {
+		w.Conditions = func(o client.Object) []metav1.Condition { return o.(sunmeta.ObjectWithConditions).GetConditions() }
+	}
 	if equality.Semantic.DeepEqual(w.Status(orig), w.Status(obj)) {
 		return false, 0, nil
 	}
@@ -204,4 +215,10 @@ func sameConditions(a, b []metav1.Condition) bool {
 		}
 	}
 	return true
+}
+
+// statusField returns a pointer to obj's Status field: every kind's API
+// type has one, and a reconcile changes nothing else.
+func statusField(obj client.Object) any {
+	return reflect.ValueOf(obj).Elem().FieldByName("Status").Addr().Interface()
 }

@@ -113,12 +113,6 @@ var objectsDesc = prometheus.NewDesc(Objects,
 	"Objects of each kind in the operator's cache, by the status and reason of their Ready condition.",
 	[]string{"kind", "status", "reason"}, nil)
 
-// NewObjectsCollector returns the Objects gauge of kinds, listed from
-// reader at each scrape.
-func NewObjectsCollector(reader client.Reader, kinds ...Kind) prometheus.Collector {
-	return &objectsCollector{reader: reader, kinds: kinds}
-}
-
 type objectsCollector struct {
 	reader client.Reader
 	kinds  []Kind

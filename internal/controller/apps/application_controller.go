@@ -8,9 +8,8 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -30,8 +29,9 @@ import (
 // to its spec and mirrors their status back.
 type ApplicationReconciler struct {
 	client.Client
-	// APIReader reads around the cache, to confirm a child is really absent
-	// before creating it.
+	// APIReader reads around the cache the object of a child's name that
+	// refused its create: the cache never holds a foreign one
+	// (apply.Applier.Observe).
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	// ConflictRecheck is how often an Application blocked by a foreign
@@ -65,8 +65,17 @@ type applicationScope struct {
 }
 
 // Reconcile brings an Application's children in line with its spec and
-// writes its status once, from what it observed (the order of
-// internal/controller/doc.go). On purpose, unlike the other kinds:
+// writes its status once, from what it observed, through the driver every
+// kind follows (internal/controller/doc.go).
+func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	return controllers.Reconcile(ctx, req, r.kind())
+}
+
+// applicationKind is the Application's kind, for messages.
+const applicationKind = "Application"
+
+// kind is the Application as the driver runs it. On purpose, unlike the
+// other kinds:
 //   - SelectorImmutable: a spec.deployment.selector that differs from the
 //     existing Deployment's blocks the Deployment's write (Ready=False,
 //     Stalled); the Service is still written, with the existing selector.
@@ -75,53 +84,29 @@ type applicationScope struct {
 //     status from it; a write now would be one more per Application, soon
 //     replaced.
 //   - StatusBatch: a status write that changes no condition is put off.
-func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	app := &sunappsv1.Application{}
-	if err := r.written.Get(ctx, r.Client, req.NamespacedName, app); err != nil {
-		if apierrors.IsNotFound(err) {
-			metrics.ApplicationReady.Forget(req.NamespacedName)
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application, *applicationScope] {
+	return &controllers.Kind[*sunappsv1.Application, *applicationScope]{
+		Name: applicationKind, Client: r.Client, APIReader: r.APIReader, Recorder: r.Recorder,
+		Written: &r.written, Memory: &r.children,
+		New: func() *sunappsv1.Application { return &sunappsv1.Application{} },
+		Begin: func(_ context.Context, app *sunappsv1.Application, children *controllers.Children) *applicationScope {
+			return &applicationScope{app: app, observation: observation{children: children, serviceWanted: wantsService(app)}}
+		},
+		Phases: []func(context.Context, *applicationScope) error{
+			r.reconcileDeployment,
+			r.reconcileService,
+			r.observeFailingPod,
+			r.observeNodes,
+		},
+		SkipStatus: func(s *applicationScope) bool { return slices.Contains(s.children.Created, "Deployment") },
+		ComputeStatus: func(app *sunappsv1.Application, s *applicationScope) {
+			app.Status = computeStatus(app, &s.observation)
+		},
+		Batch:           StatusBatch,
+		Wrote:           wroteStatus,
+		Gone:            func(_ context.Context, key types.NamespacedName) { metrics.ApplicationReady.Forget(key) },
+		ConflictRecheck: r.conflictRecheck,
 	}
-	if !app.DeletionTimestamp.IsZero() {
-		// The garbage collector removes the children.
-		return ctrl.Result{}, nil
-	}
-
-	s := &applicationScope{app: app, observation: observation{
-		children:      controllers.NewChildren(r.Client, r.APIReader, &r.children, app, "Application"),
-		serviceWanted: wantsService(app),
-	}}
-	for _, phase := range []func(context.Context, *applicationScope) error{
-		r.reconcileDeployment,
-		r.reconcileService,
-		r.observeFailingPod,
-		r.observeNodes,
-	} {
-		if err := phase(ctx, s); err != nil {
-			// The API server did not answer: the next phases and the
-			// status write would fail the same way. Retry later.
-			return ctrl.Result{}, err
-		}
-	}
-	// What was written is told, whatever becomes of the status.
-	s.children.RecordEvents(ctx, r.Recorder)
-	if s.children.Stale {
-		return ctrl.Result{}, nil
-	}
-	var wait time.Duration
-	var err error
-	// Application-only: no status right after creating the Deployment, whose
-	// own watch event follows.
-	if !slices.Contains(s.children.Created, "Deployment") {
-		orig := app.DeepCopy()
-		app.Status = computeStatus(app, &s.observation)
-		wait, err = r.updateStatus(ctx, orig, app)
-	}
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	return s.children.Result(wait, r.conflictRecheck())
 }
 
 // StatusBatch is how long an Application's status write that changes no
@@ -133,31 +118,15 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // (docs/conditions.md, docs/performance.md "Steady rate").
 const StatusBatch = 10 * time.Second
 
-// statusWriter is the shared status path for Applications.
-func (r *ApplicationReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
-		return &o.(*sunappsv1.Application).Status
-	}, Conditions: func(o client.Object) []metav1.Condition {
-		return o.(*sunappsv1.Application).Status.Conditions
-	}, Written: &r.written, Batch: StatusBatch}
-}
-
-// updateStatus writes app's status, computed from orig (the copy read),
-// through the shared status path (compare, patch, a Warning when the
-// Application becomes Stalled). When the write is put off (StatusBatch),
-// it returns when to reconcile again.
-func (r *ApplicationReconciler) updateStatus(ctx context.Context, orig, app *sunappsv1.Application) (time.Duration, error) {
-	written, wait, err := r.statusWriter().Write(ctx, orig, app)
-	if err != nil || !written {
-		return wait, err
-	}
+// wroteStatus counts a written status in the readiness metrics and logs
+// what changed.
+func wroteStatus(ctx context.Context, orig, app *sunappsv1.Application, _ *applicationScope) {
 	metrics.ApplicationReady.Written(app, orig.Status.Conditions, app.Status.Conditions)
 	if log := ctrl.LoggerFrom(ctx).V(1); log.Enabled() {
 		ready := meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionReady)
 		log.Info("Wrote Application status", "ready", ready.Status, "reason", ready.Reason,
 			"changed", changedStatusParts(&orig.Status, &app.Status))
 	}
-	return 0, nil
 }
 
 // sameNameApplication maps a Deployment or Service to the Application of the

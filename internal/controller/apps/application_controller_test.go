@@ -484,6 +484,10 @@ func TestForeignChildrenAreNeverAdoptedOrOverwritten(t *testing.T) {
 		d := getDeployment(g, app)
 		g.Expect(d.ResourceVersion).To(Equal(rv))
 		g.Expect(d.OwnerReferences).To(BeEmpty())
+		// A conflict stops the later phases: no Service is made for a
+		// Deployment someone else runs.
+		g.Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(app), &corev1.Service{}))).
+			To(BeTrue(), "no Service for a foreign Deployment")
 	}, "1s").Should(Succeed())
 
 	// Once it is gone, the Application recovers.

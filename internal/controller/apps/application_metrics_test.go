@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,10 +29,11 @@ func metricValue(g Gomega, name string, labels ...string) float64 {
 	return v
 }
 
-// objectsGaugeOf registers, for the test, the Objects gauge of Applications
-// read from a cache of namespace ns alone (other tests' Applications stay
-// in theirs), as the manager registers it.
-func objectsGaugeOf(t *testing.T, ns string) {
+// objectsGaugeOf returns a registry serving, for the test, the Objects
+// gauge of Applications read from a cache of namespace ns alone (other
+// tests' Applications stay in theirs), registered as the manager
+// registers it.
+func objectsGaugeOf(t *testing.T, ns string) prometheus.Gatherer {
 	t.Helper()
 	opts := machinery.CacheOptions(webappv1.LabelGuestbook)
 	opts.Scheme = suite.Scheme
@@ -42,12 +44,12 @@ func objectsGaugeOf(t *testing.T, ns string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { _ = c.Start(ctx) }()
-	collector := metrics.NewObjectsCollector(c, metrics.Application)
-	crmetrics.Registry.MustRegister(collector)
-	t.Cleanup(func() {
-		crmetrics.Registry.Unregister(collector)
-		cancel()
-	})
+	t.Cleanup(cancel)
+	reg := prometheus.NewRegistry()
+	if err := metrics.Register(reg, metrics.Options{Cache: c, Kinds: []metrics.Kind{metrics.Application}}); err != nil {
+		t.Fatal(err)
+	}
+	return reg
 }
 
 // The operator's metrics move as the Application's life says: children
@@ -57,7 +59,7 @@ func TestApplicationMetrics(t *testing.T) {
 	g := testutil.NewG(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
-	objectsGaugeOf(t, ns)
+	gauge := objectsGaugeOf(t, ns)
 	writes := func(kind, action string) func(Gomega) float64 {
 		return func(g Gomega) float64 {
 			return metricValue(g, metrics.ChildWritesTotal, "kind", kind, "action", action)
@@ -69,7 +71,9 @@ func TestApplicationMetrics(t *testing.T) {
 			if reason != "" {
 				labels = append(labels, "reason", reason)
 			}
-			return metricValue(g, metrics.Objects, labels...)
+			v, err := metricstest.Value(gauge, metrics.Objects, labels...)
+			g.Expect(err).NotTo(HaveOccurred())
+			return v
 		}
 	}
 	readyObservations := func(g Gomega) float64 { return metricValue(g, metrics.ApplicationReadySeconds) }

@@ -2,13 +2,9 @@ package apps
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
 // reconcileService makes the Service hold the Application's spec through
@@ -26,30 +22,12 @@ func (r *ApplicationReconciler) reconcileService(ctx context.Context, s *applica
 		if err != nil || !found || conflict != "" {
 			return err
 		}
-		if err := r.deleteService(ctx, app, live); err != nil {
-			return err
-		}
-		s.children.Applier.Deleted(live)
-		return nil
+		return s.children.Delete(ctx, live, "spec.service has no ports")
 	}
 	obj, err := s.children.Ensure(ctx, desiredService(app, s.selector), &corev1.Service{})
 	if err != nil {
 		return err
 	}
 	s.service, _ = obj.(*corev1.Service)
-	return nil
-}
-
-// deleteService removes the Service the operator made for app, and only that
-// one: the UID precondition guards against a same-named replacement. A
-// refused delete is returned too, and retried with backoff (that reconcile
-// writes no status): Children records writes, not deletes.
-func (r *ApplicationReconciler) deleteService(ctx context.Context, app *sunappsv1.Application, svc *corev1.Service) error {
-	err := r.Delete(ctx, svc, client.Preconditions{UID: &svc.UID})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting Service %s/%s: %w", svc.Namespace, svc.Name, err)
-	}
-	r.Recorder.Eventf(app, nil, corev1.EventTypeNormal, "Deleted", "Delete",
-		"Service %s deleted: spec.service has no ports", svc.Name)
 	return nil
 }

@@ -61,28 +61,13 @@ func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.Appli
 		status.Selector = metav1.FormatLabelSelector(obs.selector)
 	}
 
-	// Conditions keep their lastTransitionTime while their status holds.
-	status.Conditions = make([]metav1.Condition, 0, 5)
-	for _, set := range []func(*sunappsv1.Application, *observation) metav1.Condition{
-		availableCondition, progressingCondition, degradedCondition, readyCondition,
-	} {
-		c := set(app, obs)
-		c.ObservedGeneration = app.Generation
-		if c.Type == sunappsv1.ConditionDegraded && c.Status == metav1.ConditionFalse {
-			// An abnormal-true condition exists only while it is true.
-			continue
-		}
-		if old := meta.FindStatusCondition(app.Status.Conditions, c.Type); old != nil {
-			status.Conditions = append(status.Conditions, *old)
-		}
-		meta.SetStatusCondition(&status.Conditions, c)
+	own := []metav1.Condition{availableCondition(app, obs), progressingCondition(app, obs)}
+	if degraded := degradedCondition(app, obs); degraded.Status != metav1.ConditionFalse {
+		// An abnormal-true condition exists only while it is true.
+		own = append(own, degraded)
 	}
-	for _, t := range []string{sunappsv1.ConditionReconciling, sunappsv1.ConditionStalled} {
-		if old := meta.FindStatusCondition(app.Status.Conditions, t); old != nil {
-			status.Conditions = append(status.Conditions, *old)
-		}
-	}
-	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, app.Generation)
+	own = append(own, readyCondition(app, obs))
+	status.Conditions = controllers.MergeConditions(app.Status.Conditions, readyReasonClasses, app.Generation, own...)
 	return status
 }
 

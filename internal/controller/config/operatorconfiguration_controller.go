@@ -23,12 +23,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -95,46 +93,60 @@ type operatorConfigurationScope struct {
 	observation
 }
 
-// Reconcile resolves the configuration, puts it in effect and reports (the
-// order of internal/controller/doc.go, without children). On purpose,
-// unlike the other kinds: it runs in every replica and only the leader
-// writes the status; a field that applies at start makes it call Restart
-// once the status is written; a RestartRequired Ready records a Normal
-// event (recordEvents).
+// Reconcile resolves the configuration, puts it in effect and reports,
+// through the driver every kind follows (internal/controller/doc.go).
 func (r *OperatorConfigurationReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := ctrl.LoggerFrom(ctx)
 	if req.NamespacedName != ConfigurationKey {
 		// The API server refuses any other name (CEL).
 		return ctrl.Result{}, nil
 	}
-	cfg := &configv1alpha1.OperatorConfiguration{}
-	if err := r.written.Get(ctx, r.Client, req.NamespacedName, cfg); apierrors.IsNotFound(err) {
-		// Deleted: keep what is in effect. The init container creates it
-		// again at the next start, from its initial content.
-		log.Info("OperatorConfiguration deleted: the settings in effect stay until the operator restarts, "+
-			"which creates it again with its initial content", "name", req.Name)
-		return ctrl.Result{}, nil
-	} else if err != nil {
-		return ctrl.Result{}, err
-	}
+	return controllers.Reconcile(ctx, req, r.kind())
+}
 
-	s := &operatorConfigurationScope{cfg: cfg}
-	if err := r.reconcileSettings(ctx, s); err != nil {
-		return ctrl.Result{}, err
+// operatorConfigurationKind is the OperatorConfiguration's kind.
+const operatorConfigurationKind = "OperatorConfiguration"
+
+// kind is the OperatorConfiguration as the driver runs it. On purpose,
+// unlike the other kinds: it writes no child (no Memory); it runs in every
+// replica and only the leader writes the status (Leading); a field that
+// applies at start makes it call Restart once the status says so, never
+// after a write found stale (Current); a RestartRequired Ready records a
+// Normal event (Wrote); a deleted configuration keeps the settings in
+// effect (Gone).
+func (r *OperatorConfigurationReconciler) kind() *controllers.Kind[*configv1alpha1.OperatorConfiguration, *operatorConfigurationScope] {
+	return &controllers.Kind[*configv1alpha1.OperatorConfiguration, *operatorConfigurationScope]{
+		Name: operatorConfigurationKind, Client: r.Client, Recorder: r.Recorder, Written: &r.written,
+		New: func() *configv1alpha1.OperatorConfiguration { return &configv1alpha1.OperatorConfiguration{} },
+		Begin: func(_ context.Context, cfg *configv1alpha1.OperatorConfiguration, _ *controllers.Children) *operatorConfigurationScope {
+			return &operatorConfigurationScope{cfg: cfg}
+		},
+		Phases: []func(context.Context, *operatorConfigurationScope) error{
+			r.reconcileSettings,
+		},
+		ComputeStatus: func(cfg *configv1alpha1.OperatorConfiguration, s *operatorConfigurationScope) {
+			cfg.Status = computeStatus(cfg, &s.observation)
+		},
+		Wrote: func(_ context.Context, orig, cfg *configv1alpha1.OperatorConfiguration, _ *operatorConfigurationScope) {
+			r.recordEvents(orig, cfg)
+		},
+		Current: r.restartIfNeeded,
+		Gone: func(ctx context.Context, key types.NamespacedName) {
+			// Deleted: keep what is in effect. The init container creates
+			// it again at the next start, from its initial content.
+			ctrl.LoggerFrom(ctx).Info("OperatorConfiguration deleted: the settings in effect stay until the operator restarts, "+
+				"which creates it again with its initial content", "name", key.Name)
+		},
+		Leading: r.leading,
 	}
-	var wait time.Duration
-	if r.leading() {
-		orig := cfg.DeepCopy()
-		cfg.Status = computeStatus(cfg, &s.observation)
-		var err error
-		if wait, err = r.updateStatus(ctx, orig, cfg); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
+}
+
+// restartIfNeeded calls Restart when a field that applies only at start
+// changed: once the status says so (or, in a replica that does not lead,
+// at once).
+func (r *OperatorConfigurationReconciler) restartIfNeeded(_ context.Context, _ *configv1alpha1.OperatorConfiguration, s *operatorConfigurationScope) {
 	if len(s.restart) > 0 && r.Restart != nil {
 		r.Restart(fmt.Sprintf("%s changed and take effect at start", strings.Join(s.restart, " and ")))
 	}
-	return ctrl.Result{RequeueAfter: wait}, nil
 }
 
 // reconcileSettings resolves the spec over the defaults and the settings in
@@ -142,7 +154,7 @@ func (r *OperatorConfigurationReconciler) Reconcile(ctx context.Context, req ctr
 // records in s what it resolved.
 func (r *OperatorConfigurationReconciler) reconcileSettings(ctx context.Context, s *operatorConfigurationScope) error {
 	inEffect := r.Settings.Load()
-	want, refused, err := settings.Resolve(&s.cfg.Spec, &r.Defaults, inEffect, r.namespaceExists(ctx))
+	want, refused, err := settings.Resolve(&s.cfg.Spec, &r.Defaults, inEffect, func(name string) (bool, error) { return machinery.NamespaceExists(ctx, r.Client, name) })
 	if err != nil {
 		return err
 	}
@@ -160,28 +172,7 @@ func (r *OperatorConfigurationReconciler) reconcileSettings(ctx context.Context,
 	return nil
 }
 
-// statusWriter is the shared status path for the OperatorConfiguration: a
-// Warning event when it becomes Stalled (a field refused).
-func (r *OperatorConfigurationReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
-		return &o.(*configv1alpha1.OperatorConfiguration).Status
-	}, Conditions: func(o client.Object) []metav1.Condition {
-		return o.(*configv1alpha1.OperatorConfiguration).Status.Conditions
-	}, Written: &r.written}
-}
-
-// updateStatus writes cfg's status, computed from orig (the copy read),
-// through the shared status path, and records the events of what it wrote.
-// It returns when to reconcile again (a stale orig: controllers.StaleRetry).
-func (r *OperatorConfigurationReconciler) updateStatus(ctx context.Context, orig, cfg *configv1alpha1.OperatorConfiguration) (time.Duration, error) {
-	written, wait, err := r.statusWriter().Write(ctx, orig, cfg)
-	if err != nil || !written {
-		return wait, err
-	}
-	r.recordEvents(orig, cfg)
-	return 0, nil
-}
-
+// leading tells whether this replica leads (Elected is closed).
 func (r *OperatorConfigurationReconciler) leading() bool {
 	if r.Elected == nil {
 		return true
@@ -191,20 +182,6 @@ func (r *OperatorConfigurationReconciler) leading() bool {
 		return true
 	default:
 		return false
-	}
-}
-
-// namespaceExists looks namespaces up in the cache (the manager caches
-// their metadata).
-func (r *OperatorConfigurationReconciler) namespaceExists(ctx context.Context) func(string) (bool, error) {
-	return func(name string) (bool, error) {
-		ns := &metav1.PartialObjectMetadata{}
-		ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-		err := r.Get(ctx, client.ObjectKey{Name: name}, ns)
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return err == nil, err
 	}
 }
 

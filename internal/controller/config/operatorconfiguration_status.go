@@ -58,10 +58,9 @@ func computeStatus(cfg *configv1alpha1.OperatorConfiguration, obs *observation) 
 		ObservedGeneration: cfg.Generation,
 		Effective:          obs.inEffect.Spec(),
 		Refused:            slices.Clone(obs.refused),
-		Conditions:         slices.Clone(cfg.Status.Conditions),
+		Conditions: controllers.MergeConditions(cfg.Status.Conditions, readyReasonClasses, cfg.Generation,
+			readyConditionFor(obs.refused, obs.restart, cfg.Generation)),
 	}
-	meta.SetStatusCondition(&status.Conditions, readyConditionFor(obs.refused, obs.restart, cfg.Generation))
-	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, cfg.Generation)
 	return status
 }
 

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -39,8 +38,8 @@ import (
 // name it does not control.
 type DrinkReconciler struct {
 	client.Client
-	// APIReader reads from the API server directly; it confirms a cache miss
-	// before a ConfigMap is created.
+	// APIReader reads around the cache the object of the ConfigMap's name
+	// that refused its create (apply.Applier.Observe).
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	// written holds the status writes the cache does not hold yet.
@@ -69,64 +68,29 @@ type drinkScope struct {
 }
 
 // Reconcile makes the Drink's ConfigMap hold its spec, then writes the status
-// once, only when it changed, in the order every kind follows
+// once, only when it changed, through the driver every kind follows
 // (internal/controller/doc.go).
 func (r *DrinkReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	drink := &examplev1.Drink{}
-	if err := r.written.Get(ctx, r.Client, req.NamespacedName, drink); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !drink.DeletionTimestamp.IsZero() {
-		// The garbage collector removes the ConfigMap after the Drink.
-		return ctrl.Result{}, nil
-	}
-
-	children := controllers.NewChildren(r.Client, r.APIReader, &r.children, drink, drinkKind)
-	s := &drinkScope{drink: drink, children: children, observation: observation{children: children}}
-	for _, phase := range []func(context.Context, *drinkScope) error{
-		r.reconcileConfigMap,
-	} {
-		if err := phase(ctx, s); err != nil {
-			// The API server did not answer: what the status would say is
-			// unknown. Retry.
-			return ctrl.Result{}, err
-		}
-	}
-	// What was written is told, whatever becomes of the status.
-	s.children.RecordEvents(ctx, r.Recorder)
-	if s.children.Stale {
-		// The newer ConfigMap is on its way to the cache; its event
-		// triggers the next reconcile.
-		ctrl.LoggerFrom(ctx).V(1).Info("Cached ConfigMap is stale, waiting for the newer one")
-		return ctrl.Result{}, nil
-	}
-
-	orig := drink.DeepCopy()
-	drink.Status = computeStatus(drink, &s.observation)
-	wait, err := r.updateStatus(ctx, orig, drink)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	return s.children.Result(wait, r.conflictRecheck())
+	return controllers.Reconcile(ctx, req, r.kind())
 }
 
-// updateStatus writes drink's status through the shared status path
-// (compare, patch, a Warning when the Drink becomes Stalled); orig is the
-// cached copy it was computed from. It returns when to reconcile again for
-// a stale orig (controllers.StaleRetry; a Drink's writes are not batched).
-func (r *DrinkReconciler) updateStatus(ctx context.Context, orig, drink *examplev1.Drink) (time.Duration, error) {
-	_, wait, err := r.statusWriter().Write(ctx, orig, drink)
-	return wait, err
-}
-
-// statusWriter is the shared status path (compare, patch, a Warning when
-// the Drink becomes Stalled).
-func (r *DrinkReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
-		return &o.(*examplev1.Drink).Status
-	}, Conditions: func(o client.Object) []metav1.Condition {
-		return o.(*examplev1.Drink).Status.Conditions
-	}, Written: &r.written}
+// kind is the Drink as the driver runs it.
+func (r *DrinkReconciler) kind() *controllers.Kind[*examplev1.Drink, *drinkScope] {
+	return &controllers.Kind[*examplev1.Drink, *drinkScope]{
+		Name: drinkKind, Client: r.Client, APIReader: r.APIReader, Recorder: r.Recorder,
+		Written: &r.written, Memory: &r.children,
+		New: func() *examplev1.Drink { return &examplev1.Drink{} },
+		Begin: func(_ context.Context, drink *examplev1.Drink, children *controllers.Children) *drinkScope {
+			return &drinkScope{drink: drink, children: children, observation: observation{children: children}}
+		},
+		Phases: []func(context.Context, *drinkScope) error{
+			r.reconcileConfigMap,
+		},
+		ComputeStatus: func(drink *examplev1.Drink, s *drinkScope) {
+			drink.Status = computeStatus(drink, &s.observation)
+		},
+		ConflictRecheck: r.conflictRecheck,
+	}
 }
 
 // conflictRecheck is 0, on purpose: unlike the other kinds, the Drink

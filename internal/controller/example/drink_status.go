@@ -20,7 +20,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	examplev1 "sunstrider.cn/operator/api/example/v1"
@@ -52,27 +51,8 @@ func computeStatus(drink *examplev1.Drink, obs *observation) examplev1.DrinkStat
 	// ConfigMap is the Drink's only child.
 	ready := synced
 	ready.Type = examplev1.ConditionReady
-	status.Conditions = make([]metav1.Condition, 0, 3)
-	for _, c := range []metav1.Condition{synced, ready} {
-		c.ObservedGeneration = drink.Generation
-		setCondition(&status.Conditions, drink.Status.Conditions, c)
-	}
-	for _, t := range []string{examplev1.ConditionReconciling, examplev1.ConditionStalled} {
-		if old := meta.FindStatusCondition(drink.Status.Conditions, t); old != nil {
-			status.Conditions = append(status.Conditions, *old)
-		}
-	}
-	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, drink.Generation)
+	status.Conditions = controllers.MergeConditions(drink.Status.Conditions, readyReasonClasses, drink.Generation, synced, ready)
 	return status
-}
-
-// setCondition sets c in conditions, keeping the lastTransitionTime of the
-// condition of its type in previous while its status holds.
-func setCondition(conditions *[]metav1.Condition, previous []metav1.Condition, c metav1.Condition) {
-	if old := meta.FindStatusCondition(previous, c.Type); old != nil {
-		*conditions = append(*conditions, *old)
-	}
-	meta.SetStatusCondition(conditions, c)
 }
 
 // readyReasonClasses says which reasons of Ready=False the operator works

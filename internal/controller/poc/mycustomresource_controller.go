@@ -19,7 +19,6 @@ package poc
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -77,39 +76,34 @@ type mycustomresourceScope struct {
 }
 
 // Reconcile observes the friend Pod and writes the status once, only when
-// it changed, in the order every kind follows (internal/controller/doc.go).
-// Events mark the transitions of status.Healthy.
+// it changed, through the driver every kind follows
+// (internal/controller/doc.go). Events mark the transitions of
+// status.Healthy.
 func (r *MyCustomResourceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	obj := &pocv1.MyCustomResource{}
-	if err := r.written.Get(ctx, r.Client, req.NamespacedName, obj); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !obj.DeletionTimestamp.IsZero() {
-		// Nothing to clean up: it has no children.
-		return ctrl.Result{}, nil
-	}
+	return controllers.Reconcile(ctx, req, r.kind())
+}
 
-	s := &mycustomresourceScope{obj: obj}
-	for _, phase := range []func(context.Context, *mycustomresourceScope) error{
-		r.reconcileFriend,
-	} {
-		if err := phase(ctx, s); err != nil {
-			// The API server did not answer: retry.
-			return ctrl.Result{}, err
-		}
-	}
+// mycustomresourceKind is the MyCustomResource's kind, for messages.
+const mycustomresourceKind = "MyCustomResource"
 
-	orig := obj.DeepCopy()
-	obj.Status = computeStatus(obj, &s.observation)
-	written, wait, err := r.updateStatus(ctx, orig, obj)
-	if err != nil || !written {
-		// A patch computed from a stale cached object is dropped and the
-		// object reconciled again (wait): no event either, the newer
-		// object's reconcile records it.
-		return ctrl.Result{RequeueAfter: wait}, err
+// kind is the MyCustomResource as the driver runs it: no Memory, on
+// purpose, since it writes no child.
+func (r *MyCustomResourceReconciler) kind() *controllers.Kind[*pocv1.MyCustomResource, *mycustomresourceScope] {
+	return &controllers.Kind[*pocv1.MyCustomResource, *mycustomresourceScope]{
+		Name: mycustomresourceKind, Client: r.Client, APIReader: r.APIReader, Recorder: r.Recorder,
+		Written: &r.written,
+		New:     func() *pocv1.MyCustomResource { return &pocv1.MyCustomResource{} },
+		Begin: func(_ context.Context, obj *pocv1.MyCustomResource, _ *controllers.Children) *mycustomresourceScope {
+			return &mycustomresourceScope{obj: obj}
+		},
+		Phases: []func(context.Context, *mycustomresourceScope) error{
+			r.reconcileFriend,
+		},
+		ComputeStatus: func(obj *pocv1.MyCustomResource, s *mycustomresourceScope) {
+			obj.Status = computeStatus(obj, &s.observation)
+		},
+		Wrote: r.wroteStatus,
 	}
-	r.recordEvents(obj, orig.Status.Healthy)
-	return ctrl.Result{}, nil
 }
 
 // reconcileFriend observes the friend Pod (it writes nothing), only in the
@@ -146,25 +140,12 @@ func (r *MyCustomResourceReconciler) reconcileFriend(ctx context.Context, s *myc
 	return nil
 }
 
-// updateStatus writes obj's status through the shared status path
-// (compare, patch); orig is the cached copy it was computed from. It
-// reports whether it wrote (the friend events follow a write only) and
-// when to reconcile again (a stale orig: controllers.StaleRetry).
-func (r *MyCustomResourceReconciler) updateStatus(ctx context.Context, orig, obj *pocv1.MyCustomResource) (bool, time.Duration, error) {
-	written, wait, err := r.statusWriter().Write(ctx, orig, obj)
-	if written {
-		ctrl.LoggerFrom(ctx).V(1).Info("Updated status", "healthy", obj.Status.Healthy, "friend", obj.Spec.Name)
-	}
-	return written, wait, err
-}
-
-// statusWriter is the shared status path (compare, patch).
-func (r *MyCustomResourceReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
-		return &o.(*pocv1.MyCustomResource).Status
-	}, Conditions: func(o client.Object) []metav1.Condition {
-		return o.(*pocv1.MyCustomResource).Status.Conditions
-	}, Written: &r.written}
+// wroteStatus logs a written status and records the friend events of a
+// transition of status.Healthy: only after a write, so that a stale
+// reconcile records none (the newer object's reconcile does).
+func (r *MyCustomResourceReconciler) wroteStatus(ctx context.Context, orig, obj *pocv1.MyCustomResource, _ *mycustomresourceScope) {
+	ctrl.LoggerFrom(ctx).V(1).Info("Updated status", "healthy", obj.Status.Healthy, "friend", obj.Spec.Name)
+	r.recordEvents(obj, orig.Status.Healthy)
 }
 
 // recordEvents records an event when status.Healthy changed. These friend

@@ -20,7 +20,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	pocv1 "sunstrider.cn/operator/api/poc/v1"
@@ -47,29 +46,9 @@ func (o *observation) found() bool {
 // whose status holds, and changes nothing of obj.
 func computeStatus(obj *pocv1.MyCustomResource, obs *observation) pocv1.MyCustomResourceStatus {
 	status := pocv1.MyCustomResourceStatus{ObservedGeneration: obj.Generation, Healthy: obs.found()}
-	status.Conditions = make([]metav1.Condition, 0, 4)
-	for _, c := range []metav1.Condition{
-		friendFoundCondition(obj, obs), friendReadyCondition(obj, obs), readyCondition(obj, obs),
-	} {
-		c.ObservedGeneration = obj.Generation
-		setCondition(&status.Conditions, obj.Status.Conditions, c)
-	}
-	for _, t := range []string{controllers.ConditionReconciling, controllers.ConditionStalled} {
-		if old := meta.FindStatusCondition(obj.Status.Conditions, t); old != nil {
-			status.Conditions = append(status.Conditions, *old)
-		}
-	}
-	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, obj.Generation)
+	status.Conditions = controllers.MergeConditions(obj.Status.Conditions, readyReasonClasses, obj.Generation,
+		friendFoundCondition(obj, obs), friendReadyCondition(obj, obs), readyCondition(obj, obs))
 	return status
-}
-
-// setCondition sets c in conditions, keeping the lastTransitionTime of the
-// condition of its type in previous while its status holds.
-func setCondition(conditions *[]metav1.Condition, previous []metav1.Condition, c metav1.Condition) {
-	if old := meta.FindStatusCondition(previous, c.Type); old != nil {
-		*conditions = append(*conditions, *old)
-	}
-	meta.SetStatusCondition(conditions, c)
 }
 
 // readyReasonClasses: a MyCustomResource waits for its friend Pod, which

@@ -25,8 +25,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -45,9 +43,10 @@ import (
 // Service, and reports what it saw in the status.
 type GuestbookReconciler struct {
 	client.Client
-	// APIReader reads from the API server, bypassing the cache: it confirms
-	// that a child is absent before creating it and gives the fresh view of
-	// the Pods the relabelling acts on.
+	// APIReader reads from the API server, bypassing the cache: the object
+	// of a child's name that refused its create (apply.Applier.Observe),
+	// the user's ConfigMap the cache does not hold yet (apply.Get), and the
+	// fresh view of the Pods the relabelling acts on.
 	APIReader client.Reader
 	Recorder  events.EventRecorder
 	// Image is the guestbook image; DefaultGuestbookImage when empty.
@@ -94,7 +93,8 @@ type guestbookScope struct {
 	// settings are the operator settings this reconcile uses.
 	settings workloadSettings
 	// children records every read and write of the StatefulSet, the
-	// Service and the default ConfigMap, and the API server's answers.
+	// Service, the default ConfigMap and the Pods' role labels, and the
+	// API server's answers.
 	children *controllers.Children
 	// observation is what the status is computed from.
 	observation observation
@@ -104,79 +104,44 @@ type guestbookScope struct {
 	// observed.
 	checksum   string
 	configured bool
-	// podChanged is true when a Pod changed between the read and its
-	// relabelling.
-	podChanged bool
-}
-
-// stopped tells whether the phases after the last one must not run.
-//
-// Differs on purpose from the other kinds: a missing namespace
-// (NamespaceNotFound, Blocked) stops the phases, since nothing can be made
-// in it; a conflict stops the phases after it, so that no Service is made
-// for a StatefulSet someone else runs, and no Pod of it is relabelled; a
-// Pod changed while relabelling stops them too (podChanged). A refusal
-// does not: the workload already running keeps being observed and its
-// election keeps running, the refusal reported beside it.
-func (s *guestbookScope) stopped() bool {
-	return s.observation.namespaceMissing || len(s.children.Conflicts) > 0 || s.children.Stale || s.podChanged
 }
 
 // Reconcile observes a Guestbook and its workload, acts to make the workload
-// match the spec, and writes the status computed from what it observed, in
-// the order every kind follows (internal/controller/doc.go).
+// match the spec, and writes the status computed from what it observed,
+// through the driver every kind follows (internal/controller/doc.go).
 func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	gb := &webappv1.Guestbook{}
-	if err := r.written.Get(ctx, r.Client, req.NamespacedName, gb); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !gb.DeletionTimestamp.IsZero() {
-		// The garbage collector removes the children through their owner
-		// references.
-		return ctrl.Result{}, nil
-	}
+	return controllers.Reconcile(ctx, req, r.kind())
+}
 
-	children := controllers.NewChildren(r.Client, r.APIReader, &r.children, gb, guestbookKind)
-	s := &guestbookScope{gb: gb, settings: r.settings(), children: children,
-		observation: observation{namespace: namespaceOf(gb), size: gb.Spec.Size, children: children}}
-	for _, phase := range []func(context.Context, *guestbookScope) error{
-		r.reconcileNamespace,
-		r.reconcileConfigMap,
-		r.reconcileStatefulSet,
-		r.reconcileService,
-		r.reconcileRoles,
-	} {
-		if err := phase(ctx, s); err != nil {
-			// The API server did not answer: what the status would say is
-			// unknown. Retry, the status unchanged.
-			return ctrl.Result{}, err
-		}
-		if s.stopped() {
-			break
-		}
+// kind is the Guestbook as the driver runs it. Differs on purpose from
+// the other kinds: a missing namespace (NamespaceNotFound, Blocked) stops
+// the phases, since nothing can be made in it. A refusal does not: the
+// workload already running keeps being observed and its election keeps
+// running, the refusal reported beside it. A Pod changed between the read
+// and its relabelling is a stale read: the Pod's event brings the
+// reconcile that elects on the newer Pod and writes the status.
+func (r *GuestbookReconciler) kind() *controllers.Kind[*webappv1.Guestbook, *guestbookScope] {
+	return &controllers.Kind[*webappv1.Guestbook, *guestbookScope]{
+		Name: guestbookKind, Client: r.Client, APIReader: r.APIReader, Recorder: r.Recorder,
+		Written: &r.written, Memory: &r.children,
+		New: func() *webappv1.Guestbook { return &webappv1.Guestbook{} },
+		Begin: func(_ context.Context, gb *webappv1.Guestbook, children *controllers.Children) *guestbookScope {
+			return &guestbookScope{gb: gb, settings: r.settings(), children: children,
+				observation: observation{namespace: namespaceOf(gb), size: gb.Spec.Size, children: children}}
+		},
+		Phases: []func(context.Context, *guestbookScope) error{
+			r.reconcileNamespace,
+			r.reconcileConfigMap,
+			r.reconcileStatefulSet,
+			r.reconcileService,
+			r.reconcileRoles,
+		},
+		Stop: func(s *guestbookScope) bool { return s.observation.namespaceMissing },
+		ComputeStatus: func(gb *webappv1.Guestbook, s *guestbookScope) {
+			gb.Status = computeStatus(gb, &s.observation)
+		},
+		ConflictRecheck: r.conflictRecheck,
 	}
-	// What was written is told, whatever becomes of the status.
-	s.children.RecordEvents(ctx, r.Recorder)
-	if s.children.Stale {
-		// The newer child is on its way to the cache; its event triggers
-		// the next reconcile.
-		ctrl.LoggerFrom(ctx).V(1).Info("Cached child is stale, waiting for the newer one")
-		return ctrl.Result{}, nil
-	}
-	if s.podChanged {
-		// Differs on purpose: a Pod relabel Conflict is left to the Pod's
-		// event, whose reconcile elects on the newer Pod and writes the
-		// status.
-		return ctrl.Result{}, nil
-	}
-
-	orig := gb.DeepCopy()
-	gb.Status = computeStatus(gb, &s.observation)
-	wait, err := r.updateStatus(ctx, orig, gb)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	return s.children.Result(wait, r.conflictRecheck())
 }
 
 // guestbookKind is the Guestbook's kind, for messages.
@@ -185,7 +150,7 @@ const guestbookKind = "Guestbook"
 // reconcileNamespace observes spec.namespace: the workload can only run
 // once it exists.
 func (r *GuestbookReconciler) reconcileNamespace(ctx context.Context, s *guestbookScope) error {
-	exists, err := r.namespaceExists(ctx, s.observation.namespace)
+	exists, err := machinery.NamespaceExists(ctx, r.Client, s.observation.namespace)
 	s.observation.namespaceMissing = err == nil && !exists
 	return err
 }
@@ -237,15 +202,7 @@ func (r *GuestbookReconciler) reconcileRoles(ctx context.Context, s *guestbookSc
 		client.MatchingLabels{LabelGuestbook: s.gb.Name}); err != nil {
 		return fmt.Errorf("listing pods of guestbook %s: %w", s.gb.Name, err)
 	}
-	elected, err := r.labelRoles(ctx, s.gb, pods.Items)
-	if apierrors.IsConflict(err) {
-		// A Pod changed between the read and the relabelling: its newer
-		// version is on its way through the watch and triggers a new
-		// reconcile, which acts on it.
-		ctrl.LoggerFrom(ctx).V(1).Info("Pod changed while relabelling, waiting for its event", "error", err.Error())
-		s.podChanged = true
-		return nil
-	}
+	elected, err := r.labelRoles(ctx, s, pods.Items)
 	if err != nil {
 		return err
 	}
@@ -253,30 +210,10 @@ func (r *GuestbookReconciler) reconcileRoles(ctx context.Context, s *guestbookSc
 	return nil
 }
 
-// updateStatus writes gb's status through the shared status path; orig is
-// the cached copy it was computed from. It returns when to reconcile again
-// for a stale orig (controllers.StaleRetry; a Guestbook's writes are not
-// batched).
-func (r *GuestbookReconciler) updateStatus(ctx context.Context, orig, gb *webappv1.Guestbook) (time.Duration, error) {
-	_, wait, err := r.statusWriter().Write(ctx, orig, gb)
-	return wait, err
-}
-
 // conflictRecheck is how often a Guestbook blocked by a foreign child looks
 // again: the manager caches only the children it labelled, so the removal
 // of the foreign object in the way wakes nobody.
 func (r *GuestbookReconciler) conflictRecheck() time.Duration { return r.settings().conflictRecheck }
-
-// statusWriter is the shared status path (compare, patch, a Warning when
-// the Guestbook becomes Stalled: a conflict, a refusal, a missing
-// namespace).
-func (r *GuestbookReconciler) statusWriter() controllers.StatusWriter {
-	return controllers.StatusWriter{Client: r.Client, Recorder: r.Recorder, Status: func(o client.Object) any {
-		return &o.(*webappv1.Guestbook).Status
-	}, Conditions: func(o client.Object) []metav1.Condition {
-		return o.(*webappv1.Guestbook).Status.Conditions
-	}, Written: &r.written}
-}
 
 // SetupWithManager sets up the controller with the Manager.
 func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {

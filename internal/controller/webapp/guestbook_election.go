@@ -19,18 +19,17 @@ package webapp
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/machinery"
 )
 
@@ -142,13 +141,16 @@ type roles struct {
 	standby   []string
 }
 
-// labelRoles elects the active instance of gb and labels the Pods
-// accordingly. pods are read from the API server, not the cache, so that
-// the relabelling never acts on a stale view (which could leave two
-// instances active); a Pod changed since is refused by the optimistic lock
-// of setRole. Every other instance is demoted before the new active one is
-// promoted.
-func (r *GuestbookReconciler) labelRoles(ctx context.Context, gb *webappv1.Guestbook, pods []corev1.Pod) (roles, error) {
+// labelRoles elects the active instance of s's Guestbook and labels the
+// Pods accordingly, through s.children (Patch), which records the API
+// server's answers as for any write. pods are read from the API server,
+// not the cache, so that the relabelling never acts on a stale view (which
+// could leave two instances active); a Pod changed since is refused by the
+// optimistic lock, a stale read. Every other instance is demoted before
+// the new active one is promoted, and nothing is promoted once a demotion
+// was not made: two instances are never active at once.
+func (r *GuestbookReconciler) labelRoles(ctx context.Context, s *guestbookScope, pods []corev1.Pod) (roles, error) {
+	gb := s.gb
 	ins := instancesOf(gb, pods)
 	previous := labelledActive(ins)
 	active, standby := electActive(ins, previous)
@@ -159,19 +161,29 @@ func (r *GuestbookReconciler) labelRoles(ctx context.Context, gb *webappv1.Guest
 	for i := range pods {
 		byName[pods[i].Name] = &pods[i]
 	}
+	// As labelled, when the relabelling stops short.
+	asLabelled := func() roles {
+		var standby []string
+		for _, in := range ins {
+			if in.Role == RoleStandby {
+				standby = append(standby, in.Name)
+			}
+		}
+		return roles{instances: ins, active: previous, standby: standby}
+	}
 
 	// Demote first, then promote: two instances are never active at once.
 	for _, in := range ins {
 		if in.Name != active && in.Role != RoleStandby {
-			if err := r.setRole(ctx, byName[in.Name], RoleStandby); err != nil {
-				return roles{}, err
+			if ok, err := setRole(ctx, s.children, byName[in.Name], RoleStandby); err != nil || !ok {
+				return asLabelled(), err
 			}
 		}
 	}
 	for _, in := range ins {
 		if in.Name == active && in.Role != RoleActive {
-			if err := r.setRole(ctx, byName[in.Name], RoleActive); err != nil {
-				return roles{}, err
+			if ok, err := setRole(ctx, s.children, byName[in.Name], RoleActive); err != nil || !ok {
+				return asLabelled(), err
 			}
 			ctrl.LoggerFrom(ctx).Info("Promoted instance to active", "pod", in.Name, "previous", previous)
 			r.Recorder.Eventf(gb, byName[in.Name], corev1.EventTypeNormal, "Promoted", "Promote",
@@ -184,24 +196,18 @@ func (r *GuestbookReconciler) labelRoles(ctx context.Context, gb *webappv1.Guest
 	return roles{instances: ins, active: active, standby: standby}, nil
 }
 
-// setRole sets the role label of pod with a merge patch guarded by its
-// resourceVersion (a Conflict error means the Pod changed since it was
-// read). A Pod that is gone needs no label: its deletion triggers a new
-// reconcile. The patch must change nothing else: the shipped admission
-// policy (config/rbac/manager_pod_policy.yaml) refuses the operator any
-// other change of a Pod.
-func (r *GuestbookReconciler) setRole(ctx context.Context, pod *corev1.Pod, role string) error {
+// setRole sets the role label of pod through children with a merge patch
+// guarded by its resourceVersion, and reports whether it was set: a Pod
+// changed since it was read is a stale read, one gone needs no label (its
+// deletion brings a new reconcile), a refusal is reported in the status.
+// The patch must change nothing else: the shipped admission policy
+// (config/rbac/manager_pod_policy.yaml) refuses the operator any other
+// change of a Pod.
+func setRole(ctx context.Context, children *controllers.Children, pod *corev1.Pod, role string) (bool, error) {
 	orig := pod.DeepCopy()
 	if pod.Labels == nil {
 		pod.Labels = map[string]string{}
 	}
 	pod.Labels[LabelRole] = role
-	err := r.Patch(ctx, pod, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("labelling pod %s/%s %s: %w", pod.Namespace, pod.Name, role, err)
-	}
-	return nil
+	return children.Patch(ctx, pod, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 }

@@ -224,3 +224,48 @@ func TestGuestbookMakesNoStatefulSetWhileItsConfigMapIsRefused(t *testing.T) {
 	waitForStatefulSetRollingOut(g, ns, gb.Name)
 	g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "refused-cm"}, &corev1.ConfigMap{})).To(Succeed())
 }
+
+// A refused relabelling of a Pod (the role label, a patch the operator
+// makes on a Pod it does not own) goes through the one outcome policy:
+// Ready=False ApplyFailed naming the Pod, Stalled, and no instance is
+// promoted while a demotion is refused. Once lifted, the failover
+// completes.
+func TestGuestbookReportsARefusedRelabelling(t *testing.T) {
+	g := newG(t)
+	ns := testutil.Namespace(t, k8sClient)
+	gb := newGuestbook("gb-relabel", ns, 2, "relabel-conf")
+	createGuestbook(t, g, gb)
+	sts := waitForStatefulSet(g, ns, gb.Name)
+	createPods(g, sts, 0, 1)
+	setReady(g, ns, "gb-relabel-0", true)
+	setReady(g, ns, "gb-relabel-1", true)
+	expectRoles(g, ns, gb.Name, "gb-relabel-0", "gb-relabel-1")
+
+	lift := refuseWrites(t, g, ns, "", "pods", admissionregistrationv1.Update, "gb-relabel-0", func() error {
+		pod := &corev1.Pod{}
+		if err := k8sClient.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "gb-relabel-0"}, pod); err != nil {
+			return err
+		}
+		metav1.SetMetaDataAnnotation(&pod.ObjectMeta, "test.sunstrider.cn/probe", "1")
+		return k8sClient.Update(context.Background(), pod, client.DryRunAll)
+	})
+	// The active instance stops being ready: demoting it is refused.
+	setReady(g, ns, "gb-relabel-0", false)
+	g.Eventually(func(g Gomega) {
+		got := getGuestbook(g, gb.Name)
+		ready := meta.FindStatusCondition(got.Status.Conditions, webappv1.ConditionReady)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Reason).To(Equal(webappv1.ReasonApplyFailed))
+		g.Expect(ready.Message).To(ContainSubstring("Pod"))
+		g.Expect(ready.Message).To(ContainSubstring(frozenMessage))
+		g.Expect(meta.IsStatusConditionTrue(got.Status.Conditions, webappv1.ConditionStalled)).To(BeTrue())
+	}).Should(Succeed())
+	g.Expect(podRoles(g, ns, gb.Name)).To(HaveKeyWithValue("gb-relabel-1", RoleStandby),
+		"nothing is promoted while a demotion is refused: never two active")
+
+	lift()
+	expectRoles(g, ns, gb.Name, "gb-relabel-1", "gb-relabel-0")
+	g.Eventually(func(g Gomega) {
+		g.Expect(condition(g, gb.Name, webappv1.ConditionReady).Reason).NotTo(Equal(webappv1.ReasonApplyFailed))
+	}).Should(Succeed())
+}

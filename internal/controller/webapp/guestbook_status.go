@@ -21,7 +21,6 @@ import (
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
@@ -86,17 +85,8 @@ func computeStatus(gb *webappv1.Guestbook, obs *observation) webappv1.GuestbookS
 	if len(obs.standby) > 0 {
 		status.Standby = slices.Clone(obs.standby)
 	}
-	for _, t := range []string{webappv1.ConditionReady, webappv1.ConditionAvailable,
-		webappv1.ConditionReconciling, webappv1.ConditionStalled} {
-		if old := meta.FindStatusCondition(gb.Status.Conditions, t); old != nil {
-			status.Conditions = append(status.Conditions, *old)
-		}
-	}
-	for _, c := range []metav1.Condition{readyCondition(obs), availableCondition(obs)} {
-		c.ObservedGeneration = gb.Generation
-		meta.SetStatusCondition(&status.Conditions, c)
-	}
-	controllers.SetProgressConditions(&status.Conditions, readyReasonClasses, gb.Generation)
+	status.Conditions = controllers.MergeConditions(gb.Status.Conditions, readyReasonClasses, gb.Generation,
+		readyCondition(obs), availableCondition(obs))
 	return status
 }
 

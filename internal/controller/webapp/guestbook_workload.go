@@ -18,30 +18,13 @@ package webapp
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"sunstrider.cn/operator/internal/apply"
 	"sunstrider.cn/operator/internal/machinery"
 )
-
-// namespaceExists reports whether namespace exists and is not terminating.
-// It reads the metadata-only cache that the Namespace watch fills.
-func (r *GuestbookReconciler) namespaceExists(ctx context.Context, namespace string) (bool, error) {
-	ns := &metav1.PartialObjectMetadata{}
-	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
-	if err := r.Get(ctx, client.ObjectKey{Name: namespace}, ns); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("getting namespace %s: %w", namespace, err)
-	}
-	return ns.DeletionTimestamp.IsZero(), nil
-}
 
 // reconcileConfigMap sets the checksum of gb's configuration.
 //
