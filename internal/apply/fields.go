@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The sunstrider operator authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package apply
 
 import (
@@ -5,35 +21,15 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	toolscache "k8s.io/client-go/tools/cache"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/util/csaupgrade"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
-
-// The operator owns its children's whole spec (a ConfigMap's data): whoever
-// changes a field there or adds one (a list entry, a key of an atomic map
-// such as a Service selector), it is put back. Server-side apply restores
-// what the operator applies, but it cannot remove a field another field
-// manager owns. So when another manager still owns such fields after the
-// operator's forced apply, the operator takes them over, rewriting the
-// child's managedFields as client-go's csaupgrade does for client-side
-// apply managers, and applies again: the fields it now owns and does not
-// apply are removed by the API server.
-//
-// Left alone are fields outside the spec (metadata: other tools' labels,
-// annotations, finalizers), the keys of any labels or annotations map other
-// tools set (the Pod template's kubectl.kubernetes.io/restartedAt, so that
-// `kubectl rollout restart` works), the status, and what the API server
-// assigns or defaults (owned by no manager). Keys the operator sets in
-// those maps are its own: their values are restored by the apply.
-//
-// Hand-written because csaupgrade moves all fields of a manager, and only
-// those of Update (client-side) managers: here only fields inside the
-// operator's domain move, from any manager.
 
 // reclaimManager names, for the time of one rewrite, the part of another
 // manager's fields that the operator takes over (csaupgrade merges it into
