@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"sunstrider.cn/operator/internal/controller/apps"
+
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -499,9 +501,9 @@ func reconcileCounts(before, after map[string]float64) string {
 	var parts []string
 	for _, result := range []string{"success", "requeue_after", "requeue", "error"} {
 		parts = append(parts, fmt.Sprintf("%s %.0f", result,
-			delta(`controller_runtime_reconcile_total{controller="apps-application",result="`+result+`"}`)))
+			delta(`controller_runtime_reconcile_total{controller="`+apps.ControllerName+`",result="`+result+`"}`)))
 	}
-	retries := `workqueue_retries_total{controller="apps-application",name="apps-application"}`
+	retries := `workqueue_retries_total{controller="` + apps.ControllerName + `",name="` + apps.ControllerName + `"}`
 	parts = append(parts, fmt.Sprintf("retries %.0f", delta(retries)))
 	conflicts, writes := 0.0, 0.0
 	for key := range after {

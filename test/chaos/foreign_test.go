@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"sunstrider.cn/operator/internal/controller/apps"
+	"sunstrider.cn/operator/internal/controller/example"
+
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -54,13 +57,13 @@ func TestForeignObjectsAreLeftAlone(t *testing.T) {
 	// An Application rechecks its conflict without any event: the window
 	// spans a recheck of every blocked Application.
 	appWindow := window{
-		controller: "apps-application",
+		controller: apps.ControllerName,
 		length:     conflictRecheck + 10*time.Second,
 		reconciles: blockedApplications,
 	}
 	// A Drink is reconciled after a change of its own.
 	drinkWindow := window{
-		controller: "example-drink",
+		controller: example.ControllerName,
 		length:     3 * time.Second,
 		poke: func(g Gomega, owner client.Object) {
 			g.Expect(testutil.Nudge(ctx(), admin, owner)).To(Succeed())

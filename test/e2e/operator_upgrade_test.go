@@ -12,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"sunstrider.cn/operator/internal/controller/apps"
+	"sunstrider.cn/operator/internal/controller/example"
+	"sunstrider.cn/operator/internal/controller/poc"
+	"sunstrider.cn/operator/internal/controller/webapp"
+
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -341,13 +346,13 @@ func expectConverged(g Gomega, parents []parentRef, last map[string]int32) {
 func controllerOf(p parentRef) string {
 	switch p.gvk.Kind {
 	case "Application":
-		return "apps-application"
+		return apps.ControllerName
 	case "MyCustomResource":
-		return "poc-mycustomresource"
+		return poc.ControllerName
 	case "Guestbook":
-		return "webapp-guestbook"
+		return webapp.ControllerName
 	default:
-		return "example-drink"
+		return example.ControllerName
 	}
 }
 

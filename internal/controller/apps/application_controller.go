@@ -142,6 +142,10 @@ var notControlledByApplication = machinery.NotControlledByKind(applicationGroupK
 // applicationGroupKind is the Application's group and kind.
 var applicationGroupKind = sunappsv1.GroupVersion.WithKind("Application").GroupKind()
 
+// ControllerName names the Application controller in its logs and metrics
+// (the controller label of controller-runtime's).
+const ControllerName = "apps-application"
+
 // SetupWithManager registers the controller: every change of an Application
 // or of one of its children (status included) triggers it. Status changes
 // count too: the status is the operator's, so a write by anyone else (or a
@@ -172,6 +176,6 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.allApplications),
 			builder.WithPredicates(machinery.NodeReadyChanged())).
 		WithOptions(machinery.Options()).
-		Named("apps-application").
+		Named(ControllerName).
 		Complete(r)
 }

@@ -688,7 +688,7 @@ func TestChildrenCarryOperatorLabels(t *testing.T) {
 }
 
 // applicationController is the controller's name in logs and metrics.
-const applicationController = "apps-application"
+const applicationController = ControllerName
 
 // noWritesAtSteadyState converges several Applications, then expects
 // the manager to reconcile each again (after a change it ignores) without an

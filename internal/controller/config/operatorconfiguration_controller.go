@@ -226,6 +226,10 @@ func (r *OperatorConfigurationReconciler) recordEvents(orig, cfg *configv1alpha1
 	r.Recorder.Eventf(cfg, nil, corev1.EventTypeNormal, now.Reason, "Restart", "%s", now.Message)
 }
 
+// ControllerName names the OperatorConfiguration controller in its logs and metrics
+// (the controller label of controller-runtime's).
+const ControllerName = "config-operatorconfiguration"
+
 // SetupWithManager sets up the controller with the Manager. It runs in
 // every replica (no leader election).
 func (r *OperatorConfigurationReconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -254,5 +258,5 @@ func (r *OperatorConfigurationReconciler) SetupWithManager(mgr ctrl.Manager) err
 			return nil
 		}))
 	}
-	return b.WithOptions(opts).Named("config-operatorconfiguration").Complete(r)
+	return b.WithOptions(opts).Named(ControllerName).Complete(r)
 }

@@ -99,6 +99,10 @@ func (r *DrinkReconciler) kind() *controllers.Kind[*examplev1.Drink, *drinkScope
 // next reconcile and a Drink in conflict needs no periodic look.
 func (r *DrinkReconciler) conflictRecheck() time.Duration { return 0 }
 
+// ControllerName names the Drink controller in its logs and metrics
+// (the controller label of controller-runtime's).
+const ControllerName = "example-drink"
+
 // SetupWithManager sets up the controller with the Manager. It watches the
 // ConfigMaps the Drinks control, and the foreign ConfigMaps named like a
 // Drink, so that a Drink in conflict recovers when the foreign one goes.
@@ -110,6 +114,6 @@ func (r *DrinkReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			handler.EnqueueRequestsFromMapFunc(r.drinkForConfigMap),
 			builder.WithPredicates(machinery.NotControlledByKind(drinkGroupKind))).
 		WithOptions(machinery.Options()).
-		Named("example-drink").
+		Named(ControllerName).
 		Complete(r)
 }

@@ -330,7 +330,7 @@ func TestDrinkCRDNames(t *testing.T) {
 }
 
 // drinkController is the controller's name in logs and metrics.
-const drinkController = "example-drink"
+const drinkController = ControllerName
 
 // drinkZeroWritesAtSteadyState checks the controller reconciles every
 // Drink of this test again (in sync or in conflict; after a change it

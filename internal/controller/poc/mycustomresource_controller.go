@@ -162,6 +162,10 @@ func (r *MyCustomResourceReconciler) recordEvents(obj *pocv1.MyCustomResource, w
 	}
 }
 
+// ControllerName names the MyCustomResource controller in its logs and metrics
+// (the controller label of controller-runtime's).
+const ControllerName = "poc-mycustomresource"
+
 // SetupWithManager sets up the controller with the Manager: it indexes
 // MyCustomResources by spec.name and maps each Pod event (Pods are watched
 // as metadata only) to the MyCustomResources of the Pod's namespace naming
@@ -178,7 +182,7 @@ func (r *MyCustomResourceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	c, err := ctrl.NewControllerManagedBy(mgr).
 		For(&pocv1.MyCustomResource{}, builder.WithPredicates(r.written.SkipOwnWrites())).
 		WithOptions(machinery.Options()).
-		Named("poc-mycustomresource").
+		Named(ControllerName).
 		Build(r)
 	if err != nil {
 		return err

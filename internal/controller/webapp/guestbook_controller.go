@@ -215,6 +215,10 @@ func (r *GuestbookReconciler) reconcileRoles(ctx context.Context, s *guestbookSc
 // of the foreign object in the way wakes nobody.
 func (r *GuestbookReconciler) conflictRecheck() time.Duration { return r.settings().conflictRecheck }
 
+// ControllerName names the Guestbook controller in its logs and metrics
+// (the controller label of controller-runtime's).
+const ControllerName = "webapp-guestbook"
+
 // SetupWithManager sets up the controller with the Manager.
 func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.APIReader == nil {
@@ -236,7 +240,7 @@ func (r *GuestbookReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		// A namespace created (or deleted) after its Guestbooks.
 		WatchesMetadata(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.guestbooksForNamespace)).
 		WithOptions(machinery.Options()).
-		Named("webapp-guestbook").
+		Named(ControllerName).
 		Build(r)
 	if err != nil {
 		return err

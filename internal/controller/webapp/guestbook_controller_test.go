@@ -353,7 +353,7 @@ func TestGuestbookSchemaRejectsInvalidSpecs(t *testing.T) {
 }
 
 // guestbookController is the controller's name in logs and metrics.
-const guestbookController = "webapp-guestbook"
+const guestbookController = ControllerName
 
 // guestbookMakesNoWritesAtSteadyState checks the controller reconciles
 // a converged Guestbook again (after a change it ignores) without an API
