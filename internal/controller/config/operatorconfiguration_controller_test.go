@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlzap "sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/apply"
@@ -315,7 +316,8 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 }
 
 // The suite's flag says 10 minutes; the configuration's 1 s is what lets a
-// Guestbook blocked by a foreign StatefulSet recover within the test.
+// Guestbook blocked by a foreign StatefulSet, and an Application blocked by
+// a foreign Deployment, recover within the test.
 func TestConflictRecheckIntervalApplies(t *testing.T) {
 	g := newG(t)
 	ctx := context.Background()
@@ -327,12 +329,21 @@ func TestConflictRecheckIntervalApplies(t *testing.T) {
 	ns := testutil.Namespace(t, k8sClient)
 	theirs := testutil.ForeignStatefulSet(ns, "gb-recheck")
 	g.Expect(k8sClient.Create(ctx, theirs)).To(Succeed())
+	theirDeployment := foreignDeployment(ns, "app-recheck")
+	g.Expect(k8sClient.Create(ctx, theirDeployment)).To(Succeed())
 	gb := &webappv1.Guestbook{
 		ObjectMeta: metav1.ObjectMeta{Name: "gb-recheck"},
 		Spec:       webappv1.GuestbookSpec{Size: 1, ConfigMapName: "recheck-conf", Namespace: ns},
 	}
 	g.Expect(k8sClient.Create(ctx, gb)).To(Succeed())
 	t.Cleanup(func() { _ = k8sClient.Delete(ctx, gb) })
+	app := &sunappsv1.Application{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app-recheck"},
+		Spec: sunappsv1.ApplicationSpec{Deployment: sunappsv1.DeploymentTemplate{
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}}},
+		}},
+	}
+	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		got := &webappv1.Guestbook{}
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(gb), got)).To(Succeed())
@@ -340,8 +351,17 @@ func TestConflictRecheckIntervalApplies(t *testing.T) {
 		g.Expect(ready).NotTo(BeNil())
 		g.Expect(ready.Reason).To(Equal(webappv1.ReasonResourceConflict))
 	}).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &sunappsv1.Application{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(app), got)).To(Succeed())
+		ready := meta.FindStatusCondition(got.Status.Conditions, sunappsv1.ConditionReady)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Reason).To(Equal(sunappsv1.ReasonResourceConflict))
+		g.Expect(ready.ObservedGeneration).To(Equal(got.Generation))
+	}).Should(Succeed())
 
 	g.Expect(k8sClient.Delete(ctx, theirs)).To(Succeed())
+	g.Expect(k8sClient.Delete(ctx, theirDeployment)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		got := &appsv1.StatefulSet{}
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(theirs), got)).To(Succeed())
@@ -349,6 +369,29 @@ func TestConflictRecheckIntervalApplies(t *testing.T) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(gb), owner)).To(Succeed())
 		g.Expect(apply.IsControlledBy(got, owner.UID)).To(BeTrue())
 	}, 10*time.Second).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := &appsv1.Deployment{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(theirDeployment), got)).To(Succeed())
+		owner := &sunappsv1.Application{}
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(app), owner)).To(Succeed())
+		g.Expect(apply.IsControlledBy(got, owner.UID)).To(BeTrue())
+	}, 10*time.Second).Should(Succeed())
+}
+
+// foreignDeployment is a Deployment someone else made: no owner, no
+// operator label.
+func foreignDeployment(namespace, name string) *appsv1.Deployment {
+	labels := map[string]string{"app": "theirs"}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.com/theirs:1"}}},
+			},
+		},
+	}
 }
 
 // A field the operator cannot apply is refused in the status and by a
