@@ -97,9 +97,13 @@ generate: controller-gen ## Generate code containing DeepCopy, DeepCopyInto, and
 # folder and fails when the committed ones differ.
 DOCS_DIR ?= docs/reference
 DOCS_GENERATED := api.md flags.md
+# CONDITIONS_DOC is where make docs writes docs/conditions.md with its
+# tables rendered (hack/conditionsdoc); make verify renders it elsewhere.
+CONDITIONS_DOC ?= docs/conditions.md
 .PHONY: docs
-docs: crd-ref-docs ## Generate docs/reference/api.md (from api/) and docs/reference/flags.md (from manager --help).
+docs: crd-ref-docs ## Generate docs/reference/api.md (from api/), docs/reference/flags.md (from manager --help) and the tables of docs/conditions.md (from the policy and each kind's reasons).
 	mkdir -p "$(DOCS_DIR)" "$(LOCALBIN)/docs"
+	go run ./hack/conditionsdoc -in docs/conditions.md -out "$(CONDITIONS_DOC)"
 	"$(CRD_REF_DOCS)" --log-level=ERROR --source-path=./api --config=hack/crd-ref-docs/config.yaml --renderer=markdown \
 		--templates-dir=hack/crd-ref-docs/templates --output-mode=single --output-path="$(DOCS_DIR)/api.md"
 	go build -o "$(LOCALBIN)/docs/manager" ./cmd
@@ -115,9 +119,12 @@ vet: ## Run go vet against code.
 
 .PHONY: verify
 verify: manifests generate kustomize crd-ref-docs ## Fail when committed generated files (CRDs, RBAC, deepcopy, chart copies, docs/reference) differ from what the code generates.
-	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && $(MAKE) --no-print-directory docs DOCS_DIR="$$tmp" >/dev/null && \
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+		$(MAKE) --no-print-directory docs DOCS_DIR="$$tmp" CONDITIONS_DOC="$$tmp/conditions.md" >/dev/null && \
 		for f in $(DOCS_GENERATED); do diff -u "$(DOCS_DIR)/$$f" "$$tmp/$$f" || { \
-			echo "$(DOCS_DIR)/$$f is stale: run make docs and commit the result."; exit 1; }; done
+			echo "$(DOCS_DIR)/$$f is stale: run make docs and commit the result."; exit 1; }; done && \
+		diff -u docs/conditions.md "$$tmp/conditions.md" || { \
+			echo "docs/conditions.md is stale: run make docs and commit the result."; exit 1; }
 	KUSTOMIZE="$(KUSTOMIZE)" ./hack/sync-chart-crds.sh --check
 	$(BUNDLE_ENV) ./hack/bundle/bundle.sh --check
 	@git diff --exit-code --stat -- config/crd/bases config/rbac/role.yaml ':(glob)api/**/zz_generated.*.go' || { \

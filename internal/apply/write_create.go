@@ -72,6 +72,12 @@ func (a *Applier) create(ctx context.Context, desired client.Object) (Outcome, e
 // object has, so the API server's check of it (an apply's resourceVersion
 // is a precondition) fails for every object of the child's name. On
 // create, the API server gives the object its own.
+//
+// The contract: create never overwrites. An apply carrying absentOnly
+// creates an absent object and is refused (Conflict) for any object of the
+// name, whoever made it and whatever it holds; TestWriteCreates ("an
+// object created after the read is not taken over") holds the API server
+// to it.
 var absentOnly = strconv.FormatUint(math.MaxUint64, 10)
 
 // existing is create's answer when an object of the child's name exists:

@@ -71,19 +71,49 @@ func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.Appli
 	return status
 }
 
+// ReadyReasons are the reasons of an Application's Ready, with which the
+// operator (or the Deployment controller) works on and which wait for a
+// person; make docs renders them in docs/conditions.md.
+var ReadyReasons = controllers.Reasons{
+	{Reason: sunappsv1.ReasonReady, Status: metav1.ConditionTrue,
+		Meaning: "Deployment and Service in place, controlled by the Application, and the Deployment `Current` by kstatus: " +
+			"its latest generation observed, every Pod updated, ready and available, no old Pod left, its rollout " +
+			"reported complete (`Progressing` with `NewReplicaSetAvailable`)"},
+	{Reason: sunappsv1.ReasonDeploymentMissing, Class: controllers.Working, Meaning: "The Deployment does not exist yet"},
+	{Reason: sunappsv1.ReasonServiceMissing, Class: controllers.Working,
+		Meaning: "The Service the Application asks for does not exist yet"},
+	{Reason: sunappsv1.ReasonRollingOut, Class: controllers.Working,
+		Meaning: "The Deployment has not rolled out the current spec: a Pod not updated yet, or an old Pod still running " +
+			"(in the middle of a rollout the old Pod still counts as available; the message gives kstatus' reason, " +
+			"e.g. `Pending termination: 1`)"},
+	{Reason: sunappsv1.ReasonDeploymentUnavailable, Class: controllers.Working,
+		Meaning: "Every Pod updated, fewer ready or available than replicas"},
+	{Reason: sunappsv1.ReasonNodeNotReady, Class: controllers.Working,
+		Meaning: "The Deployment has rolled out, but a Pod it counts as ready runs on a node that is not `Ready` " +
+			"(e.g. its kubelet lost the container runtime: Kubernetes keeps such a Pod `Ready` until the kubelet stops " +
+			"reporting); the message names the Pod, the node and why. Looked at again when a node's readiness changes"},
+	{Reason: sunappsv1.ReasonResourceConflict, Class: controllers.Blocked,
+		Meaning: "A Deployment or Service of that name belongs to someone else; left untouched (Warning event), and " +
+			"no Service is made for a Deployment someone else runs"},
+	{Reason: sunappsv1.ReasonSelectorImmutable, Class: controllers.Blocked,
+		Meaning: "`spec.deployment.selector` differs from the existing Deployment's"},
+	{Reason: sunappsv1.ReasonApplyFailed, Class: controllers.Blocked,
+		Meaning: "The API server refused the Deployment or Service, or the Service's deletion once `spec.service` has " +
+			"no ports: as invalid (e.g. a `nodePort` outside the cluster's `--service-node-port-range`; waits for a new " +
+			"spec) or otherwise (RBAC, an admission policy, a quota; retried with backoff). The running Deployment is " +
+			"kept and reported; the message is the API server's"},
+	{Reason: sunappsv1.ReasonDeploymentDegraded, Class: controllers.Blocked,
+		Meaning: "The Deployment exceeded its progress deadline (`ProgressDeadlineExceeded`) or cannot create Pods " +
+			"(`ReplicaFailure`, e.g. a quota); the message adds the first failing container and how it last ended, e.g. " +
+			"`Pod web-7d9-x2x container \"app\": CrashLoopBackOff, last terminated with exit code 1 (Error)` (a crash " +
+			"loop ends here once `progressDeadlineSeconds` passes)"},
+}
+
 // readyReasonClasses says which reasons of Ready=False the operator (or the
 // Deployment controller) works on, and which wait for a person: the shared
 // ones of the children's answers (ResourceConflict, ApplyFailed) and the
 // Application's own.
-var readyReasonClasses = controllers.WithChildReasons(controllers.ReasonClasses{
-	sunappsv1.ReasonRollingOut:            controllers.Working,
-	sunappsv1.ReasonDeploymentUnavailable: controllers.Working,
-	sunappsv1.ReasonNodeNotReady:          controllers.Working,
-	sunappsv1.ReasonDeploymentMissing:     controllers.Working,
-	sunappsv1.ReasonServiceMissing:        controllers.Working,
-	sunappsv1.ReasonSelectorImmutable:     controllers.Blocked,
-	sunappsv1.ReasonDeploymentDegraded:    controllers.Blocked,
-})
+var readyReasonClasses = controllers.WithChildReasons(ReadyReasons.Classes())
 
 // availableCondition mirrors the Deployment's Available condition.
 func availableCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition {

@@ -44,9 +44,20 @@ type observation struct {
 
 // readyReasonClasses is the OperatorConfiguration's Reconciling/Stalled
 // policy. It has no children: none of the shared child reasons.
-var readyReasonClasses = controllers.ReasonClasses{
-	configv1alpha1.ReasonRefused:         controllers.Blocked,
-	configv1alpha1.ReasonRestartRequired: controllers.Working,
+var readyReasonClasses = ReadyReasons.Classes()
+
+// ReadyReasons are the reasons of the OperatorConfiguration's Ready; make
+// docs renders them in docs/conditions.md.
+var ReadyReasons = controllers.Reasons{
+	{Reason: configv1alpha1.ReasonApplied, Status: metav1.ConditionTrue,
+		Meaning: "Every field of the spec is in effect (`status.effective`)"},
+	{Reason: configv1alpha1.ReasonRestartRequired, Class: controllers.Working,
+		Meaning: "A field that applies only at start (`controllers`, `watchNamespaces`) changed: the operator writes " +
+			"this status, records a Normal event, then exits for its Deployment to start it again"},
+	{Reason: configv1alpha1.ReasonRefused, Class: controllers.Blocked,
+		Meaning: "A field cannot be applied (a namespace of `watchNamespaces` does not exist, a limit below its " +
+			"request): `status.refused` names each, the value in effect stays in `status.effective`, the other fields " +
+			"apply (Warning event)"},
 }
 
 // computeStatus returns cfg's status from what was observed: what is in

@@ -58,7 +58,19 @@ func computeStatus(drink *examplev1.Drink, obs *observation) examplev1.DrinkStat
 // readyReasonClasses says which reasons of Ready=False the operator works
 // on, and which wait for a person: only the shared ones of a child's read
 // and write (ResourceConflict, ApplyFailed; controllers.Policy).
-var readyReasonClasses = controllers.WithChildReasons(controllers.ReasonClasses{})
+var readyReasonClasses = controllers.WithChildReasons(ReadyReasons.Classes())
+
+// ReadyReasons are the reasons of a Drink's Ready (and ConfigMapSynced);
+// make docs renders them in docs/conditions.md.
+var ReadyReasons = controllers.Reasons{
+	{Reason: examplev1.ReasonSynced, Status: metav1.ConditionTrue, Meaning: "The ConfigMap holds the Drink's spec"},
+	{Reason: examplev1.ReasonApplyFailed, Class: controllers.Blocked,
+		Meaning: "The API server refused the ConfigMap: as invalid (waits for a new spec) or otherwise (RBAC, an " +
+			"admission policy, a quota; retried with backoff). The ConfigMap already there is kept and still named in " +
+			"`status.configMapName`; the message is the API server's"},
+	{Reason: examplev1.ReasonResourceConflict, Class: controllers.Blocked,
+		Meaning: "A ConfigMap of that name belongs to someone else; never overwritten (Warning event)"},
+}
 
 // configMapSyncedCondition is True when the ConfigMap holds the Drink's
 // spec; while a conflict or a refusal holds, False with the shared reason

@@ -56,11 +56,21 @@ func computeStatus(obj *pocv1.MyCustomResource, obs *observation) pocv1.MyCustom
 // act on the MyCustomResource, so none stalls it. It has no children, so
 // none of the shared reasons of a child's write (WithChildReasons), on
 // purpose.
-var readyReasonClasses = controllers.ReasonClasses{
-	pocv1.ReasonPodNotFound:         controllers.Working,
-	pocv1.ReasonPodDeleting:         controllers.Working,
-	pocv1.ReasonPodNotReady:         controllers.Working,
-	pocv1.ReasonPodReadinessUnknown: controllers.Working,
+var readyReasonClasses = ReadyReasons.Classes()
+
+// ReadyReasons are the reasons of a MyCustomResource's Ready, and of
+// FriendFound=True; make docs renders them in docs/conditions.md.
+var ReadyReasons = controllers.Reasons{
+	{Reason: pocv1.ReasonPodReady, Status: metav1.ConditionTrue, Meaning: "The friend Pod exists and is ready"},
+	{Reason: pocv1.ReasonPodNotFound, Class: controllers.Working, Meaning: "No Pod named `spec.name` in the namespace"},
+	{Reason: pocv1.ReasonPodDeleting, Class: controllers.Working, Meaning: "The friend Pod is being deleted"},
+	{Reason: pocv1.ReasonPodNotReady, Class: controllers.Working,
+		Meaning: "The friend Pod is not ready; the message has the Pod's reason"},
+	{Reason: pocv1.ReasonPodReadinessUnknown, Status: metav1.ConditionUnknown, Class: controllers.Working,
+		Meaning: "The friend Pod reports no readiness yet"},
+	{Reason: pocv1.ReasonPodFound, Condition: pocv1.ConditionFriendFound + "=True",
+		Meaning: "The friend Pod exists and is not being deleted (`status.Healthy` is true); `Ready` then has " +
+			"`FriendReady`'s reason: `PodReady`, `PodNotReady` or `PodReadinessUnknown`"},
 }
 
 func friendFoundCondition(obj *pocv1.MyCustomResource, obs *observation) metav1.Condition {

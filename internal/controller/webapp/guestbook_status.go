@@ -93,11 +93,28 @@ func computeStatus(gb *webappv1.Guestbook, obs *observation) webappv1.GuestbookS
 // readyReasonClasses says which reasons of Ready=False the operator (or the
 // StatefulSet controller) works on, and which wait for a person; the
 // children's (ResourceConflict, ApplyFailed) are the shared ones.
-var readyReasonClasses = controllers.WithChildReasons(controllers.ReasonClasses{
-	webappv1.ReasonRollingOut:        controllers.Working,
-	webappv1.ReasonInstancesNotReady: controllers.Working,
-	webappv1.ReasonNamespaceNotFound: controllers.Blocked,
-})
+var readyReasonClasses = controllers.WithChildReasons(ReadyReasons.Classes())
+
+// ReadyReasons are the reasons of a Guestbook's Ready; make docs renders
+// them in docs/conditions.md.
+var ReadyReasons = controllers.Reasons{
+	{Reason: webappv1.ReasonInstancesReady, Status: metav1.ConditionTrue,
+		Meaning: "The StatefulSet has rolled out, every instance is ready, one is active"},
+	{Reason: webappv1.ReasonRollingOut, Class: controllers.Working,
+		Meaning: "The StatefulSet has not rolled its current spec out to every instance (its controller has not seen " +
+			"the latest generation, an instance runs an older revision, or the update revision is not yet current)"},
+	{Reason: webappv1.ReasonInstancesNotReady, Class: controllers.Working,
+		Meaning: "Fewer ready instances than `spec.size`, or more instances than it (scaling down)"},
+	{Reason: webappv1.ReasonNamespaceNotFound, Class: controllers.Blocked,
+		Meaning: "`spec.namespace` does not exist (or is being deleted); the Guestbook starts once it is created"},
+	{Reason: webappv1.ReasonResourceConflict, Class: controllers.Blocked,
+		Meaning: "The StatefulSet or Service of that name belongs to someone else; left untouched, and no Service " +
+			"is made and no Pod relabelled for a StatefulSet someone else runs"},
+	{Reason: webappv1.ReasonApplyFailed, Class: controllers.Blocked,
+		Meaning: "The API server refused the StatefulSet, Service or ConfigMap, or a Pod's role label (a quota, an " +
+			"admission policy, RBAC); the running instances keep being served and the election goes on, but no " +
+			"instance is promoted while a demotion is refused; the message is the API server's"},
+}
 
 // statefulSetRollingOut says, for a person, how far the StatefulSet is from
 // running its current spec everywhere; empty once it does. It follows
