@@ -27,7 +27,8 @@ func TestRender(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := render(strings.Replace(doc, "END GENERATED: a", "END GENERATED: b", 1), map[string]string{"a": "x\n"}); err == nil {
+	mismatched := strings.Replace(doc, "END GENERATED: a", "END GENERATED: b", 1)
+	if _, err := render(mismatched, map[string]string{"a": "x\n"}); err == nil {
 		t.Error("mismatched markers: no error")
 	}
 }

@@ -539,8 +539,8 @@ func (b *bench) openLoopPhase(ctx context.Context, res *steadyResult, n int, ns,
 		return nil, err
 	}
 	if stages != nil {
-		_, apps := list.(*sunappsv1.ApplicationList)
-		if err := stages.watch(wctx, b.c, single(ns), apps); err != nil {
+		_, isApps := list.(*sunappsv1.ApplicationList)
+		if err := stages.watch(wctx, b.c, single(ns), isApps); err != nil {
 			return nil, err
 		}
 	}

@@ -191,10 +191,10 @@ type window struct {
 // Ready=False with reason ResourceConflict: each rechecks once per
 // conflictRecheck.
 func blockedApplications(g Gomega) int {
-	apps := &sunappsv1.ApplicationList{}
-	g.Expect(admin.List(ctx(), apps)).To(Succeed())
+	list := &sunappsv1.ApplicationList{}
+	g.Expect(admin.List(ctx(), list)).To(Succeed())
 	n := 0
-	for _, app := range apps.Items {
+	for _, app := range list.Items {
 		if c := meta.FindStatusCondition(app.Status.Conditions, sunappsv1.ConditionReady); c != nil &&
 			c.Reason == sunappsv1.ReasonResourceConflict {
 			n++
