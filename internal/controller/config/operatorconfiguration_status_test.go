@@ -121,3 +121,14 @@ func TestReadyReasonClasses(t *testing.T) {
 		g.Expect(readyReasonClasses).To(HaveKey(reason))
 	}
 }
+
+// The operator owns the OperatorConfiguration's conditions: one someone
+// else added is not carried into the status it writes.
+func TestComputeStatusDropsConditionsItDoesNotOwn(t *testing.T) {
+	g := NewWithT(t)
+	cfg := &configv1alpha1.OperatorConfiguration{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	cfg.Status.Conditions = []metav1.Condition{{Type: "AddedByHand", Status: metav1.ConditionTrue, Reason: "Hand"}}
+	st := computeStatus(cfg, &observation{inEffect: defaults})
+	g.Expect(meta.FindStatusCondition(st.Conditions, "AddedByHand")).To(BeNil())
+	g.Expect(meta.IsStatusConditionTrue(st.Conditions, configv1alpha1.ConditionReady)).To(BeTrue())
+}
