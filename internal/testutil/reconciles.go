@@ -196,6 +196,20 @@ func ReconcileTotal(controller string) (float64, error) {
 	return total, err
 }
 
+// ReconcileErrorTotal returns controller-runtime's
+// controller_runtime_reconcile_errors_total of controller in this process
+// (every manager started here adds to it): every reconcile that returned
+// an error, whatever was logged about it.
+func ReconcileErrorTotal(controller string) (float64, error) {
+	total, found, err := counterSum("controller_runtime_reconcile_errors_total", func(labels map[string]string) bool {
+		return labels["controller"] == controller
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("no controller_runtime_reconcile_errors_total for controller %q", controller)
+	}
+	return total, err
+}
+
 // WebhookRequestTotal returns controller-runtime's
 // controller_runtime_webhook_requests_total for the webhook served at path
 // in this process, summed over the response codes; 0 before its first
