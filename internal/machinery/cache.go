@@ -19,6 +19,7 @@ package machinery
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -29,10 +30,11 @@ import (
 
 // CacheOptions is the manager's cache configuration, for the operator and
 // for every envtest suite alike:
-//   - Deployments, Services and StatefulSets are cached only when the
-//     operator made them (apply.ManagedByLabel): foreign objects of those
-//     kinds (the most numerous in most clusters) are read from the API
-//     server when a name is in the way, and re-checked while they are;
+//   - Deployments, Services, StatefulSets and PodDisruptionBudgets are
+//     cached only when the operator made them (apply.ManagedByLabel):
+//     foreign objects of those kinds (the most numerous in most clusters)
+//     are read from the API server when a name is in the way, and
+//     re-checked while they are;
 //   - Pods are cached as stripped metadata (PodMetadataTransform), with
 //     only the labels podLabels names (those the controllers map Pod
 //     events by);
@@ -55,9 +57,10 @@ func CacheOptions(podLabels ...string) cache.Options {
 			&corev1.Node{}: {Transform: interner.Transform(NodeReadyTransform())},
 			&corev1.ConfigMap{}: {Transform: interner.Transform(
 				chain(ConfigMapTransform(), apply.ManagedFieldsTransform()))},
-			&appsv1.Deployment{}:  {Label: managed},
-			&corev1.Service{}:     {Label: managed},
-			&appsv1.StatefulSet{}: {Label: managed},
+			&appsv1.Deployment{}:            {Label: managed},
+			&corev1.Service{}:               {Label: managed},
+			&appsv1.StatefulSet{}:           {Label: managed},
+			&policyv1.PodDisruptionBudget{}: {Label: managed},
 		},
 	}
 }

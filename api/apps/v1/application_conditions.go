@@ -74,6 +74,10 @@ const (
 	// ReasonServiceMissing: the Application asks for a Service that does
 	// not exist yet (Ready=False, Reconciling).
 	ReasonServiceMissing = "ServiceMissing"
+	// ReasonDisruptionBudgetMissing: the Application asks for a
+	// PodDisruptionBudget (spec.disruptionBudget) that does not exist yet
+	// (Ready=False, Reconciling).
+	ReasonDisruptionBudgetMissing = "DisruptionBudgetMissing"
 	// ReasonAsExpected: used by Degraded=False when nothing is wrong.
 	ReasonAsExpected = "AsExpected"
 	// ReasonStatusUnknown: the Deployment has not reported this condition yet.

@@ -21,6 +21,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // ApplicationSpec defines the desired state of an Application: one
@@ -38,6 +39,32 @@ type ApplicationSpec struct {
 	// no Service. When its selector is empty it selects the Deployment's Pods.
 	// +optional
 	Service ServiceTemplate `json:"service,omitempty"`
+
+	// disruptionBudget, when set, is kept as a PodDisruptionBudget named
+	// after the Application, on the Deployment's Pods: a node drain or a
+	// cluster autoscaler evicts them only as it allows. Removing it deletes
+	// the budget.
+	// +optional
+	DisruptionBudget *DisruptionBudget `json:"disruptionBudget,omitempty"`
+}
+
+// DisruptionBudget is how many of the Application's Pods an eviction may
+// leave: exactly one of minAvailable and maxUnavailable, each a number of
+// Pods or a percentage of the replicas ("50%").
+// +kubebuilder:validation:XValidation:rule="has(self.minAvailable) != has(self.maxUnavailable)",message="exactly one of minAvailable and maxUnavailable must be set"
+type DisruptionBudget struct {
+	// minAvailable is how many Pods must stay available during an
+	// eviction: a number, or a percentage of the replicas.
+	// +optional
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 0 : self.matches('^(100|[1-9]?[0-9])%$')",message="must be a number of Pods (0 or more) or a percentage from 0% to 100%"
+	MinAvailable *intstr.IntOrString `json:"minAvailable,omitempty"`
+	// maxUnavailable is how many Pods may be unavailable after an
+	// eviction: a number, or a percentage of the replicas.
+	// +optional
+	// +kubebuilder:validation:XIntOrString
+	// +kubebuilder:validation:XValidation:rule="type(self) == int ? self >= 0 : self.matches('^(100|[1-9]?[0-9])%$')",message="must be a number of Pods (0 or more) or a percentage from 0% to 100%"
+	MaxUnavailable *intstr.IntOrString `json:"maxUnavailable,omitempty"`
 }
 
 // DeploymentTemplate has the JSON shape of appsv1.DeploymentSpec. It is

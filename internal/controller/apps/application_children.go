@@ -3,6 +3,8 @@ package apps
 import (
 	"maps"
 
+	policyv1 "k8s.io/api/policy/v1"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,5 +87,24 @@ func desiredService(app *sunappsv1.Application, selector *metav1.LabelSelector) 
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: childMeta(app),
 		Spec:       *spec,
+	}
+}
+
+// desiredDisruptionBudget is the PodDisruptionBudget app asks for, on the
+// Deployment's Pods (selector); nil when it asks for none.
+func desiredDisruptionBudget(app *sunappsv1.Application, selector *metav1.LabelSelector) *policyv1.PodDisruptionBudget {
+	budget := app.Spec.DisruptionBudget
+	if budget == nil {
+		return nil
+	}
+	budget = budget.DeepCopy()
+	return &policyv1.PodDisruptionBudget{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
+		ObjectMeta: childMeta(app),
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			Selector:       selector.DeepCopy(),
+			MinAvailable:   budget.MinAvailable,
+			MaxUnavailable: budget.MaxUnavailable,
+		},
 	}
 }

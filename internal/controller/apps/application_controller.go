@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	policyv1 "k8s.io/api/policy/v1"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -53,6 +55,7 @@ type ApplicationReconciler struct {
 // +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications/finalizers,verbs=update
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 
@@ -90,11 +93,13 @@ func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application,
 		Written: &r.written, Memory: &r.children,
 		New: func() *sunappsv1.Application { return &sunappsv1.Application{} },
 		Begin: func(_ context.Context, app *sunappsv1.Application, children *controllers.Children) *applicationScope {
-			return &applicationScope{app: app, observation: observation{children: children, serviceWanted: wantsService(app)}}
+			return &applicationScope{app: app, observation: observation{children: children, serviceWanted: wantsService(app),
+				disruptionBudgetWanted: app.Spec.DisruptionBudget != nil}}
 		},
 		Phases: []func(context.Context, *applicationScope) error{
 			r.reconcileDeployment,
 			r.reconcileService,
+			r.reconcileDisruptionBudget,
 			r.observeFailingPod,
 			r.observeNodes,
 		},
@@ -161,12 +166,15 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&sunappsv1.Application{}, builder.WithPredicates(r.written.SkipOwnWrites())).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
+		Owns(&policyv1.PodDisruptionBudget{}).
 		// A labelled child stripped of its owner reference (Owns cannot map
 		// it) must still wake its Application. Foreign objects are not
 		// cached (label-filtered): conflicts are re-checked instead.
 		Watches(&appsv1.Deployment{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
 			builder.WithPredicates(notControlledByApplication)).
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
+			builder.WithPredicates(notControlledByApplication)).
+		Watches(&policyv1.PodDisruptionBudget{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
 			builder.WithPredicates(notControlledByApplication)).
 		// A Deployment that just became ready makes its Application Ready:
 		// that reconcile goes ahead of the queue.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	policyv1 "k8s.io/api/policy/v1"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -31,6 +33,11 @@ type observation struct {
 	service *corev1.Service
 	// serviceWanted is true when the Application asks for a Service.
 	serviceWanted bool
+	// disruptionBudget is the live PodDisruptionBudget controlled by the
+	// Application, or nil; disruptionBudgetWanted is true when the
+	// Application asks for one.
+	disruptionBudget       *policyv1.PodDisruptionBudget
+	disruptionBudgetWanted bool
 	// selector is the Deployment's Pod selector.
 	selector *metav1.LabelSelector
 	// unvouched, when set, names a ready Pod of the Deployment that runs on
@@ -82,6 +89,8 @@ var ReadyReasons = controllers.Reasons{
 	{Reason: sunappsv1.ReasonDeploymentMissing, Class: controllers.Working, Meaning: "The Deployment does not exist yet"},
 	{Reason: sunappsv1.ReasonServiceMissing, Class: controllers.Working,
 		Meaning: "The Service the Application asks for does not exist yet"},
+	{Reason: sunappsv1.ReasonDisruptionBudgetMissing, Class: controllers.Working,
+		Meaning: "The PodDisruptionBudget `spec.disruptionBudget` asks for does not exist yet"},
 	{Reason: sunappsv1.ReasonRollingOut, Class: controllers.Working,
 		Meaning: "The Deployment has not rolled out the current spec: a Pod not updated yet, or an old Pod still running " +
 			"(in the middle of a rollout the old Pod still counts as available; the message gives kstatus' reason, " +
@@ -197,6 +206,8 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 		return notReady(sunappsv1.ReasonDeploymentMissing, "The Deployment does not exist")
 	case obs.serviceWanted && obs.service == nil:
 		return notReady(sunappsv1.ReasonServiceMissing, "The Service does not exist yet")
+	case obs.disruptionBudgetWanted && obs.disruptionBudget == nil:
+		return notReady(sunappsv1.ReasonDisruptionBudgetMissing, "The PodDisruptionBudget does not exist yet")
 	}
 	d := obs.deployment
 	if msg, degraded := degradedMessage(obs); degraded {

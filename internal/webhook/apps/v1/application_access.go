@@ -27,12 +27,23 @@ import (
 var applicationsResource = schema.GroupResource{Group: sunappsv1.GroupVersion.Group, Resource: "applications"}
 
 // applicationAccess returns what the operator does for app, which its
-// author must be allowed to do: create and update its Deployment and, when
-// spec.service has ports, its Service, in app's namespace.
-func applicationAccess(app *sunappsv1.Application) []access.Check {
+// author must be allowed to do, in app's namespace: create and update its
+// Deployment and, when spec.service has ports, its Service, and when
+// spec.disruptionBudget is set, its PodDisruptionBudget. For an update
+// from old (nil on create), delete a child the update removes: the Service
+// when the ports go, the PodDisruptionBudget when the budget goes.
+func applicationAccess(old, app *sunappsv1.Application) []access.Check {
 	checks := access.Writes("apps", "deployments", app.Namespace)
 	if len(app.Spec.Service.Ports) > 0 {
 		checks = append(checks, access.Writes("", "services", app.Namespace)...)
+	} else if old != nil && len(old.Spec.Service.Ports) > 0 {
+		checks = append(checks, access.Check{Verb: "delete", Resource: "services", Namespace: app.Namespace})
+	}
+	if app.Spec.DisruptionBudget != nil {
+		checks = append(checks, access.Writes("policy", "poddisruptionbudgets", app.Namespace)...)
+	} else if old != nil && old.Spec.DisruptionBudget != nil {
+		checks = append(checks, access.Check{Verb: "delete", Group: "policy", Resource: "poddisruptionbudgets",
+			Namespace: app.Namespace})
 	}
 	return checks
 }

@@ -17,31 +17,50 @@ limitations under the License.
 package v1
 
 import (
+	"slices"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
 func TestApplicationAccess(t *testing.T) {
+	deployments := []string{"create deployments.apps in namespace team-a", "update deployments.apps in namespace team-a"}
+	services := []string{"create services in namespace team-a", "update services in namespace team-a"}
+	budgets := []string{"create poddisruptionbudgets.policy in namespace team-a",
+		"update poddisruptionbudgets.policy in namespace team-a"}
+	ports := []corev1.ServicePort{{Port: 80}}
+	budget := &sunappsv1.DisruptionBudget{MaxUnavailable: new(intstr.FromInt32(1))}
 	for _, tc := range []struct {
-		name  string
-		ports []corev1.ServicePort
-		want  []string
+		name string
+		// old is the Application before an update; nil on create.
+		old  *sunappsv1.ApplicationSpec
+		spec sunappsv1.ApplicationSpec
+		want []string
 	}{
-		{name: "no ports: the Deployment only", want: []string{
-			"create deployments.apps in namespace team-a", "update deployments.apps in namespace team-a"}},
-		{name: "ports: the Service too", ports: []corev1.ServicePort{{Port: 80}}, want: []string{
-			"create deployments.apps in namespace team-a", "update deployments.apps in namespace team-a",
-			"create services in namespace team-a", "update services in namespace team-a"}},
+		{name: "no ports: the Deployment only", want: deployments},
+		{name: "ports: the Service too", spec: spec(ports, nil), want: slices.Concat(deployments, services)},
+		{name: "a disruption budget: the PodDisruptionBudget too", spec: spec(nil, budget),
+			want: slices.Concat(deployments, budgets)},
+		{name: "an update that keeps both", old: new(spec(ports, budget)), spec: spec(ports, budget),
+			want: slices.Concat(deployments, services, budgets)},
+		{name: "an update that removes the ports deletes the Service", old: new(spec(ports, nil)),
+			want: slices.Concat(deployments, []string{"delete services in namespace team-a"})},
+		{name: "an update that removes the budget deletes the PodDisruptionBudget", old: new(spec(nil, budget)),
+			want: slices.Concat(deployments, []string{"delete poddisruptionbudgets.policy in namespace team-a"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"}}
-			app.Spec.Service.Ports = tc.ports
-			checks := applicationAccess(app)
+			app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"}, Spec: tc.spec}
+			var old *sunappsv1.Application
+			if tc.old != nil {
+				old = app.DeepCopy()
+				old.Spec = *tc.old
+			}
+			checks := applicationAccess(old, app)
 			got := make([]string, 0, len(checks))
 			for _, c := range checks {
 				got = append(got, c.String())
@@ -49,4 +68,10 @@ func TestApplicationAccess(t *testing.T) {
 			NewWithT(t).Expect(got).To(Equal(tc.want))
 		})
 	}
+}
+
+func spec(ports []corev1.ServicePort, budget *sunappsv1.DisruptionBudget) sunappsv1.ApplicationSpec {
+	s := sunappsv1.ApplicationSpec{DisruptionBudget: budget}
+	s.Service.Ports = ports
+	return s
 }

@@ -109,7 +109,7 @@ func (v *ApplicationValidator) ValidateCreate(ctx context.Context, app *sunappsv
 	if err := invalid(ctx, app, validateApplication(app)); err != nil {
 		return nil, err
 	}
-	return nil, v.Access.Review(ctx, applicationsResource, "Application", app.Name, applicationAccess(app))
+	return nil, v.Access.Review(ctx, applicationsResource, "Application", app.Name, applicationAccess(nil, app))
 }
 
 // ValidateUpdate implements admission.Validator. An update that leaves the
@@ -126,7 +126,7 @@ func (v *ApplicationValidator) ValidateUpdate(ctx context.Context, oldApp, app *
 	if equality.Semantic.DeepEqual(oldApp.Spec, app.Spec) && maps.Equal(oldApp.Labels, app.Labels) {
 		return nil, nil
 	}
-	return nil, v.Access.Review(ctx, applicationsResource, "Application", app.Name, applicationAccess(app))
+	return nil, v.Access.Review(ctx, applicationsResource, "Application", app.Name, applicationAccess(oldApp, app))
 }
 
 // ValidateDelete implements admission.Validator; deleting is always allowed.
