@@ -125,13 +125,14 @@ func TestInvariantCheckerFailsAKindItNeverChecked(t *testing.T) {
 			if filtered := ic.Report(false); filtered != "" {
 				t.Errorf("Report(false) = %q, want none: a run of some tests may check no object of a kind", filtered)
 			}
-			var unchecked []string
-			for _, b := range ic.Unchecked() {
+			found := ic.Unchecked()
+			unchecked := make([]string, 0, len(found))
+			for _, b := range found {
 				kind, _, _ := strings.Cut(b, ":")
 				unchecked = append(unchecked, kind)
 			}
 			if !slices.Equal(unchecked, tt.unchecked) {
-				t.Errorf("Unchecked = %q, want %v", ic.Unchecked(), tt.unchecked)
+				t.Errorf("Unchecked = %q, want %v", found, tt.unchecked)
 			}
 			report := ic.Report(true)
 			if len(tt.unchecked) == 0 && report != "" {
