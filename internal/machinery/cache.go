@@ -18,6 +18,7 @@ package machinery
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -30,8 +31,9 @@ import (
 
 // CacheOptions is the manager's cache configuration, for the operator and
 // for every envtest suite alike:
-//   - Deployments, Services, StatefulSets and PodDisruptionBudgets are
-//     cached only when the operator made them (apply.ManagedByLabel):
+//   - Deployments, Services, StatefulSets, PodDisruptionBudgets and
+//     HorizontalPodAutoscalers are cached only when the operator made them
+//     (apply.ManagedByLabel):
 //     foreign objects of those kinds (the most numerous in most clusters)
 //     are read from the API server when a name is in the way, and
 //     re-checked while they are;
@@ -57,10 +59,11 @@ func CacheOptions(podLabels ...string) cache.Options {
 			&corev1.Node{}: {Transform: interner.Transform(NodeReadyTransform())},
 			&corev1.ConfigMap{}: {Transform: interner.Transform(
 				chain(ConfigMapTransform(), apply.ManagedFieldsTransform()))},
-			&appsv1.Deployment{}:            {Label: managed},
-			&corev1.Service{}:               {Label: managed},
-			&appsv1.StatefulSet{}:           {Label: managed},
-			&policyv1.PodDisruptionBudget{}: {Label: managed},
+			&appsv1.Deployment{}:                     {Label: managed},
+			&corev1.Service{}:                        {Label: managed},
+			&appsv1.StatefulSet{}:                    {Label: managed},
+			&policyv1.PodDisruptionBudget{}:          {Label: managed},
+			&autoscalingv2.HorizontalPodAutoscaler{}: {Label: managed},
 		},
 	}
 }

@@ -78,6 +78,10 @@ const (
 	// PodDisruptionBudget (spec.disruptionBudget) that does not exist yet
 	// (Ready=False, Reconciling).
 	ReasonDisruptionBudgetMissing = "DisruptionBudgetMissing"
+	// ReasonAutoscalerMissing: the Application asks for a
+	// HorizontalPodAutoscaler (spec.autoscaling) that does not exist yet
+	// (Ready=False, Reconciling).
+	ReasonAutoscalerMissing = "AutoscalerMissing"
 	// ReasonAsExpected: used by Degraded=False when nothing is wrong.
 	ReasonAsExpected = "AsExpected"
 	// ReasonStatusUnknown: the Deployment has not reported this condition yet.

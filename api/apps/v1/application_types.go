@@ -18,6 +18,7 @@ package v1
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,6 +47,41 @@ type ApplicationSpec struct {
 	// the budget.
 	// +optional
 	DisruptionBudget *DisruptionBudget `json:"disruptionBudget,omitempty"`
+
+	// autoscaling, when set, is kept as a HorizontalPodAutoscaler named
+	// after the Application whose target is the Application itself (its
+	// scale subresource): the autoscaler sets spec.deployment.replicas and
+	// the operator applies it to the Deployment, so the two never write the
+	// same field against each other. Removing it deletes the autoscaler.
+	// +optional
+	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
+}
+
+// Autoscaling is a HorizontalPodAutoscaler's spec without its target, as
+// in autoscaling/v2: the Application is the target.
+// +kubebuilder:validation:XValidation:rule="!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",message="minReplicas must not be above maxReplicas",fieldPath=".minReplicas"
+type Autoscaling struct {
+	// minReplicas is the fewest replicas the autoscaler scales down to; 1
+	// when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	MinReplicas *int32 `json:"minReplicas,omitempty"`
+	// maxReplicas is the most replicas the autoscaler scales up to.
+	// +required
+	// +kubebuilder:validation:Minimum=1
+	MaxReplicas int32 `json:"maxReplicas"`
+	// metrics are what the autoscaler computes the replica count from, as
+	// in autoscaling/v2; the autoscaler's default (80% average CPU
+	// utilization) when empty. The containers need CPU requests for a
+	// utilization.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	Metrics []autoscalingv2.MetricSpec `json:"metrics,omitempty"`
+	// behavior is how fast the autoscaler scales up and down, as in
+	// autoscaling/v2.
+	// +optional
+	Behavior *autoscalingv2.HorizontalPodAutoscalerBehavior `json:"behavior,omitempty"`
 }
 
 // DisruptionBudget is how many of the Application's Pods an eviction may

@@ -3,6 +3,8 @@ package apps
 import (
 	"maps"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+
 	policyv1 "k8s.io/api/policy/v1"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -105,6 +107,29 @@ func desiredDisruptionBudget(app *sunappsv1.Application, selector *metav1.LabelS
 			Selector:       selector.DeepCopy(),
 			MinAvailable:   budget.MinAvailable,
 			MaxUnavailable: budget.MaxUnavailable,
+		},
+	}
+}
+
+// desiredAutoscaler is the HorizontalPodAutoscaler app asks for, aimed at
+// app itself (its scale subresource); nil when it asks for none.
+func desiredAutoscaler(app *sunappsv1.Application) *autoscalingv2.HorizontalPodAutoscaler {
+	as := app.Spec.Autoscaling
+	if as == nil {
+		return nil
+	}
+	as = as.DeepCopy()
+	return &autoscalingv2.HorizontalPodAutoscaler{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "autoscaling/v2", Kind: "HorizontalPodAutoscaler"},
+		ObjectMeta: childMeta(app),
+		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{
+				APIVersion: sunappsv1.GroupVersion.String(), Kind: "Application", Name: app.Name,
+			},
+			MinReplicas: as.MinReplicas,
+			MaxReplicas: as.MaxReplicas,
+			Metrics:     as.Metrics,
+			Behavior:    as.Behavior,
 		},
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+
 	policyv1 "k8s.io/api/policy/v1"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -56,6 +58,7 @@ type ApplicationReconciler struct {
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 
@@ -94,12 +97,13 @@ func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application,
 		New: func() *sunappsv1.Application { return &sunappsv1.Application{} },
 		Begin: func(_ context.Context, app *sunappsv1.Application, children *controllers.Children) *applicationScope {
 			return &applicationScope{app: app, observation: observation{children: children, serviceWanted: wantsService(app),
-				disruptionBudgetWanted: app.Spec.DisruptionBudget != nil}}
+				disruptionBudgetWanted: app.Spec.DisruptionBudget != nil, autoscalerWanted: app.Spec.Autoscaling != nil}}
 		},
 		Phases: []func(context.Context, *applicationScope) error{
 			r.reconcileDeployment,
 			r.reconcileService,
 			r.reconcileDisruptionBudget,
+			r.reconcileAutoscaler,
 			r.observeFailingPod,
 			r.observeNodes,
 		},
@@ -167,6 +171,7 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
 		Owns(&policyv1.PodDisruptionBudget{}).
+		Owns(&autoscalingv2.HorizontalPodAutoscaler{}).
 		// A labelled child stripped of its owner reference (Owns cannot map
 		// it) must still wake its Application. Foreign objects are not
 		// cached (label-filtered): conflicts are re-checked instead.
@@ -175,6 +180,8 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Service{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
 			builder.WithPredicates(notControlledByApplication)).
 		Watches(&policyv1.PodDisruptionBudget{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
+			builder.WithPredicates(notControlledByApplication)).
+		Watches(&autoscalingv2.HorizontalPodAutoscaler{}, handler.EnqueueRequestsFromMapFunc(sameNameApplication),
 			builder.WithPredicates(notControlledByApplication)).
 		// A Deployment that just became ready makes its Application Ready:
 		// that reconcile goes ahead of the queue.

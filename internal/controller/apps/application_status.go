@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+
 	policyv1 "k8s.io/api/policy/v1"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -38,6 +40,11 @@ type observation struct {
 	// Application asks for one.
 	disruptionBudget       *policyv1.PodDisruptionBudget
 	disruptionBudgetWanted bool
+	// autoscaler is the live HorizontalPodAutoscaler controlled by the
+	// Application, or nil; autoscalerWanted is true when the Application
+	// asks for one.
+	autoscaler       *autoscalingv2.HorizontalPodAutoscaler
+	autoscalerWanted bool
 	// selector is the Deployment's Pod selector.
 	selector *metav1.LabelSelector
 	// unvouched, when set, names a ready Pod of the Deployment that runs on
@@ -91,6 +98,8 @@ var ReadyReasons = controllers.Reasons{
 		Meaning: "The Service the Application asks for does not exist yet"},
 	{Reason: sunappsv1.ReasonDisruptionBudgetMissing, Class: controllers.Working,
 		Meaning: "The PodDisruptionBudget `spec.disruptionBudget` asks for does not exist yet"},
+	{Reason: sunappsv1.ReasonAutoscalerMissing, Class: controllers.Working,
+		Meaning: "The HorizontalPodAutoscaler `spec.autoscaling` asks for does not exist yet"},
 	{Reason: sunappsv1.ReasonRollingOut, Class: controllers.Working,
 		Meaning: "The Deployment has not rolled out the current spec: a Pod not updated yet, or an old Pod still running " +
 			"(in the middle of a rollout the old Pod still counts as available; the message gives kstatus' reason, " +
@@ -208,6 +217,8 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 		return notReady(sunappsv1.ReasonServiceMissing, "The Service does not exist yet")
 	case obs.disruptionBudgetWanted && obs.disruptionBudget == nil:
 		return notReady(sunappsv1.ReasonDisruptionBudgetMissing, "The PodDisruptionBudget does not exist yet")
+	case obs.autoscalerWanted && obs.autoscaler == nil:
+		return notReady(sunappsv1.ReasonAutoscalerMissing, "The HorizontalPodAutoscaler does not exist yet")
 	}
 	d := obs.deployment
 	if msg, degraded := degradedMessage(obs); degraded {

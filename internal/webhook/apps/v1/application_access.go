@@ -29,9 +29,10 @@ var applicationsResource = schema.GroupResource{Group: sunappsv1.GroupVersion.Gr
 // applicationAccess returns what the operator does for app, which its
 // author must be allowed to do, in app's namespace: create and update its
 // Deployment and, when spec.service has ports, its Service, and when
-// spec.disruptionBudget is set, its PodDisruptionBudget. For an update
-// from old (nil on create), delete a child the update removes: the Service
-// when the ports go, the PodDisruptionBudget when the budget goes.
+// spec.disruptionBudget is set, its PodDisruptionBudget, and when
+// spec.autoscaling is set, its HorizontalPodAutoscaler. For an update from
+// old (nil on create), delete a child the update removes: the Service when
+// the ports go, the budget or the autoscaler when its field goes.
 func applicationAccess(old, app *sunappsv1.Application) []access.Check {
 	checks := access.Writes("apps", "deployments", app.Namespace)
 	if len(app.Spec.Service.Ports) > 0 {
@@ -43,6 +44,12 @@ func applicationAccess(old, app *sunappsv1.Application) []access.Check {
 		checks = append(checks, access.Writes("policy", "poddisruptionbudgets", app.Namespace)...)
 	} else if old != nil && old.Spec.DisruptionBudget != nil {
 		checks = append(checks, access.Check{Verb: "delete", Group: "policy", Resource: "poddisruptionbudgets",
+			Namespace: app.Namespace})
+	}
+	if app.Spec.Autoscaling != nil {
+		checks = append(checks, access.Writes("autoscaling", "horizontalpodautoscalers", app.Namespace)...)
+	} else if old != nil && old.Spec.Autoscaling != nil {
+		checks = append(checks, access.Check{Verb: "delete", Group: "autoscaling", Resource: "horizontalpodautoscalers",
 			Namespace: app.Namespace})
 	}
 	return checks

@@ -35,6 +35,7 @@ func TestApplicationAccess(t *testing.T) {
 		"update poddisruptionbudgets.policy in namespace team-a"}
 	ports := []corev1.ServicePort{{Port: 80}}
 	budget := &sunappsv1.DisruptionBudget{MaxUnavailable: new(intstr.FromInt32(1))}
+	autoscaling := &sunappsv1.Autoscaling{MaxReplicas: 3}
 	for _, tc := range []struct {
 		name string
 		// old is the Application before an update; nil on create.
@@ -52,6 +53,12 @@ func TestApplicationAccess(t *testing.T) {
 			want: slices.Concat(deployments, []string{"delete services in namespace team-a"})},
 		{name: "an update that removes the budget deletes the PodDisruptionBudget", old: new(spec(nil, budget)),
 			want: slices.Concat(deployments, []string{"delete poddisruptionbudgets.policy in namespace team-a"})},
+		{name: "autoscaling: the HorizontalPodAutoscaler too", spec: sunappsv1.ApplicationSpec{Autoscaling: autoscaling},
+			want: slices.Concat(deployments, []string{"create horizontalpodautoscalers.autoscaling in namespace team-a",
+				"update horizontalpodautoscalers.autoscaling in namespace team-a"})},
+		{name: "an update that removes autoscaling deletes the HorizontalPodAutoscaler",
+			old:  &sunappsv1.ApplicationSpec{Autoscaling: autoscaling},
+			want: slices.Concat(deployments, []string{"delete horizontalpodautoscalers.autoscaling in namespace team-a"})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			app := &sunappsv1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "web"}, Spec: tc.spec}
