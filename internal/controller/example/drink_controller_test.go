@@ -105,15 +105,33 @@ func expectConfigMap(g *WithT, drink *examplev1.Drink, name, kind string) *corev
 
 // eventReasons returns the reasons of the events about the named object.
 func eventReasons(g Gomega, ns, regarding string) []string {
-	var list eventsv1.EventList
-	g.Expect(k8sClient.List(context.Background(), &list, client.InNamespace(ns))).To(Succeed())
-	reasons := []string{}
-	for _, e := range list.Items {
-		if e.Regarding.Name == regarding {
-			reasons = append(reasons, e.Reason)
-		}
+	events := eventsAbout(g, ns, regarding)
+	reasons := make([]string, 0, len(events))
+	for _, e := range events {
+		reasons = append(reasons, e.Reason)
 	}
 	return reasons
+}
+
+// eventsAbout returns the events about the named object.
+func eventsAbout(g Gomega, ns, regarding string) []eventsv1.Event {
+	var list eventsv1.EventList
+	g.Expect(k8sClient.List(context.Background(), &list, client.InNamespace(ns))).To(Succeed())
+	var out []eventsv1.Event
+	for _, e := range list.Items {
+		if e.Regarding.Name == regarding {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// expectEmitted expects the events about the named object to be want, by
+// reason, each emitted as often as want says (testutil.ExpectEmissions: a
+// repeat on an unchanged object is a series, not a second Event).
+func expectEmitted(g Gomega, ns, regarding string, want map[string]int32) {
+	testutil.ExpectEmissions(g, suite.Writes, func(g Gomega) []eventsv1.Event { return eventsAbout(g, ns, regarding) },
+		testutil.ByReason, want)
 }
 
 func expectEvent(g *WithT, ns, regarding, reason string) {
@@ -151,9 +169,9 @@ func TestDrinkSpecChangeUpdatesConfigMap(t *testing.T) {
 	after := expectConfigMap(g, drink, "morning", "tea")
 	g.Expect(after.UID).To(Equal(before.UID))
 	g.Expect(after.Annotations[apply.HashAnnotation]).NotTo(Equal(before.Annotations[apply.HashAnnotation]))
-	// The shared Normal event for the update; the create was only logged.
-	g.Eventually(func(g Gomega) []string { return eventReasons(g, ns, drink.Name) }).
-		Should(Equal([]string{controllers.ReasonUpdated}))
+	// The shared Normal event for the update, once; the create was only
+	// logged.
+	expectEmitted(g, ns, drink.Name, map[string]int32{controllers.ReasonUpdated: 1})
 }
 
 func TestDrinkRestoresEditedConfigMap(t *testing.T) {
@@ -223,8 +241,9 @@ func TestDrinkLeavesForeignConfigMapAlone(t *testing.T) {
 		g.Expect(live.OwnerReferences).To(BeEmpty())
 		g.Expect(live.Data).To(Equal(foreign.Data))
 	}).Should(Succeed())
-	// One warning for the transition, not one per reconcile.
-	g.Expect(eventReasons(g, ns, drink.Name)).To(Equal([]string{examplev1.ReasonResourceConflict}))
+	// One warning for the transition, not one per reconcile: one Event, no
+	// series (a repeat on an unchanged Drink would be one).
+	expectEmitted(g, ns, drink.Name, map[string]int32{examplev1.ReasonResourceConflict: 1})
 
 	// Once the foreign ConfigMap is gone the Drink recovers.
 	g.Expect(k8sClient.Delete(ctx, foreign)).To(Succeed())

@@ -152,18 +152,19 @@ func TestFriendPodCreatedAndDeleted(t *testing.T) {
 	expectFriend(g, key, false, metav1.ConditionFalse, metav1.ConditionFalse, metav1.ConditionFalse)
 	expectReason(g, key, pocv1.ConditionFriendFound, pocv1.ReasonPodNotFound)
 
-	// Found and lost are both reported as events, once each.
-	g.Eventually(func(g Gomega) {
+	// Found and lost are both reported as events, once each (a repeat is
+	// a second Event, or a series of the first on an unchanged object).
+	testutil.ExpectEmissions(g, suite.Writes, func(g Gomega) []eventsv1.Event {
 		var list eventsv1.EventList
 		g.Expect(k8sClient.List(ctx, &list, client.InNamespace(ns))).To(Succeed())
-		reasons := []string{}
+		var about []eventsv1.Event
 		for _, e := range list.Items {
 			if e.Regarding.Name == cr.Name {
-				reasons = append(reasons, e.Reason)
+				about = append(about, e)
 			}
 		}
-		g.Expect(reasons).To(ConsistOf(eventFriendFound, eventFriendLost))
-	}).Should(Succeed())
+		return about
+	}, testutil.ByReason, map[string]int32{eventFriendFound: 1, eventFriendLost: 1})
 }
 
 func TestFriendPodBeingDeletedIsNotHealthy(t *testing.T) {

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 // newG returns a Gomega for an envtest test, with timeouts fit for a loaded
@@ -247,4 +248,11 @@ func eventsFor(g Gomega, name, reason string) []eventsv1.Event {
 		}
 	}
 	return out
+}
+
+// expectEmittedOnce expects the Guestbook name to have had one Event of
+// reason, emitted once (testutil.ExpectEmissions).
+func expectEmittedOnce(g Gomega, name, reason string) {
+	testutil.ExpectEmissions(g, suite.Writes, func(g Gomega) []eventsv1.Event { return eventsFor(g, name, reason) },
+		testutil.ByReason, map[string]int32{reason: 1})
 }
