@@ -368,7 +368,8 @@ REAL_NODE ?= auto
 REAL_NODE_BINS = $(if $(filter 0,$(REAL_NODE)),,$(if $(IS_ROOT),k8s-node-bins test-images))
 # What the real node's runtime imports when it starts: the sandbox image and
 # both versions of the test workload (make test-images).
-NODE_IMAGES ?= $(IMAGE_DIR)/sunstrider-pause.tar $(IMAGE_DIR)/sunstrider-testapp-v1.tar $(IMAGE_DIR)/sunstrider-testapp-v2.tar
+NODE_IMAGES ?= $(IMAGE_DIR)/sunstrider-pause.tar $(IMAGE_DIR)/sunstrider-testapp-v1.tar $(IMAGE_DIR)/sunstrider-testapp-v2.tar \
+	$(IMAGE_DIR)/sunstrider-testapp-v3.tar
 
 .PHONY: dev-cluster
 dev-cluster: k8s-cluster-bins $(REAL_NODE_BINS) ## Start a local cluster without Docker (kwokctl binary runtime, 3 fake nodes, and as root a real node: docs/local-cluster.md); kubeconfig in bin/dev/kubeconfig.
@@ -394,7 +395,7 @@ NODE_OPERATOR_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-operator-node.tar
 
 .PHONY: test-node
 test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh local cluster with its real node (as root): make dev, then real Pods through the operator: probes, Service routing, rollouts, crash loops, friend Pods (test/node).
-	@$(BATCH_NICE) $(MAKE) --no-print-directory -j1 k8s-node-bins test-images
+	@$(BATCH_NICE) $(MAKE) --no-print-directory -j1 k8s-node-bins test-images kubectl-plugin
 	@$(BATCH_NICE) $(MAKE) --no-print-directory image IMG=$(NODE_OPERATOR_IMG) IMAGE_ARCHIVE=$(NODE_OPERATOR_ARCHIVE)
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1 || true
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER),REAL_NODE=1 NODE_IMAGES="$(NODE_IMAGES) $(NODE_OPERATOR_ARCHIVE)" $(BATCH_NICE)) up
@@ -402,7 +403,7 @@ test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh 
 		DEV_WEBHOOK_PORT=29443 DEV_PROBE_PORT=28081 $(BATCH_NICE) ./hack/dev.sh || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(NODE_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" NODE_BIN="$(NODE_BIN)" K8S_BIN="$(K8S_BIN)" \
-		DEV_DIR="$(NODE_DIR)" OPERATOR_IMAGE="$(NODE_OPERATOR_IMG)" \
+		DEV_DIR="$(NODE_DIR)" OPERATOR_IMAGE="$(NODE_OPERATOR_IMG)" PATH="$(LOCALBIN):$$PATH" \
 		$(BATCH_NICE) go test -tags node -timeout 15m -count 1 -v ./test/node/ $(TEST_ARGS) || rc=$$?; \
 	fi; \
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1; \
@@ -413,6 +414,10 @@ test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager (after manifests, generate, fmt, vet).
 	go build -ldflags "$(LDFLAGS)" -o bin/manager ./cmd
+
+.PHONY: kubectl-plugin
+kubectl-plugin: ## Build the kubectl plugin into bin/kubectl-sunstrider (kubectl sunstrider history|rollback; put bin/ on PATH).
+	go build -ldflags "$(LDFLAGS)" -o "$(LOCALBIN)/kubectl-sunstrider" ./cmd/kubectl-sunstrider
 
 # `make run` serves the webhooks on https://localhost:$(RUN_WEBHOOK_PORT), where
 # `make install` points the Drink CRD's conversion webhook: a local cluster's
@@ -469,18 +474,20 @@ image: ## Build the operator's image without Docker into bin/image/sunstrider-op
 # `make test-images` builds, the same way, the images the local test
 # cluster's real kubelet node runs (no registry is reachable there, so they
 # are imported into its containerd with `ctr -n k8s.io images import`): the
-# test workload (test/app) as two versions for rollouts, and the pod sandbox
+# test workload (test/app) as three versions for rollouts and rollbacks, and the pod sandbox
 # image (hack/pause) in place of registry.k8s.io/pause.
 TESTAPP_IMAGE_V1 ?= sunstrider.local/testapp:v1
 TESTAPP_IMAGE_V2 ?= sunstrider.local/testapp:v2
+TESTAPP_IMAGE_V3 ?= sunstrider.local/testapp:v3
 PAUSE_IMAGE ?= sunstrider.local/pause:1
 TESTAPP_ARCHIVE_V1 ?= $(IMAGE_DIR)/sunstrider-testapp-v1.tar
 TESTAPP_ARCHIVE_V2 ?= $(IMAGE_DIR)/sunstrider-testapp-v2.tar
+TESTAPP_ARCHIVE_V3 ?= $(IMAGE_DIR)/sunstrider-testapp-v3.tar
 PAUSE_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-pause.tar
 .PHONY: test-images
-test-images: ## Build the real test node's images without Docker: bin/image/sunstrider-testapp-v1.tar, -v2.tar and sunstrider-pause.tar.
+test-images: ## Build the real test node's images without Docker: bin/image/sunstrider-testapp-v1.tar, -v2.tar, -v3.tar and sunstrider-pause.tar.
 	mkdir -p "$(IMAGE_DIR)"
-	for v in v1 v2; do \
+	for v in v1 v2 v3; do \
 		CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "-s -w -X main.version=$$v" \
 			-o "$(IMAGE_DIR)/testapp-$$v-linux-$(IMAGE_ARCH)" ./test/app || exit 1; \
 	done
@@ -490,6 +497,9 @@ test-images: ## Build the real test node's images without Docker: bin/image/suns
 	go run ./hack/image -binary "$(IMAGE_DIR)/testapp-v2-linux-$(IMAGE_ARCH)" -entrypoint /app \
 		-out "$(TESTAPP_ARCHIVE_V2)" -tag "$(TESTAPP_IMAGE_V2)" -created "$(SOURCE_DATE_EPOCH)" \
 		-title sunstrider-testapp -version v2 -description "The operator's test workload (test/app), version v2"
+	go run ./hack/image -binary "$(IMAGE_DIR)/testapp-v3-linux-$(IMAGE_ARCH)" -entrypoint /app \
+		-out "$(TESTAPP_ARCHIVE_V3)" -tag "$(TESTAPP_IMAGE_V3)" -created "$(SOURCE_DATE_EPOCH)" \
+		-title sunstrider-testapp -version v3 -description "The operator's test workload (test/app), version v3"
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "-s -w" \
 		-o "$(IMAGE_DIR)/pause-linux-$(IMAGE_ARCH)" ./hack/pause
 	go run ./hack/image -binary "$(IMAGE_DIR)/pause-linux-$(IMAGE_ARCH)" -entrypoint /pause \

@@ -91,6 +91,12 @@ func Writes(group, resource, namespace string) []Check {
 	}
 }
 
+// Deletes is the check of deleting resource (group) in namespace: what the
+// operator does for a parent whose update removes a child.
+func Deletes(group, resource, namespace string) Check {
+	return Check{Verb: "delete", Group: group, Resource: resource, Namespace: namespace}
+}
+
 // Reviewer checks the requesting user of an admission request.
 type Reviewer struct {
 	authorizer authorizer.UnconditionalAuthorizer

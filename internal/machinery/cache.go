@@ -31,9 +31,9 @@ import (
 
 // CacheOptions is the manager's cache configuration, for the operator and
 // for every envtest suite alike:
-//   - Deployments, Services, StatefulSets, PodDisruptionBudgets and
-//     HorizontalPodAutoscalers are cached only when the operator made them
-//     (apply.ManagedByLabel):
+//   - Deployments, Services, StatefulSets, PodDisruptionBudgets,
+//     HorizontalPodAutoscalers and ControllerRevisions are cached only when
+//     the operator made them (apply.ManagedByLabel):
 //     foreign objects of those kinds (the most numerous in most clusters)
 //     are read from the API server when a name is in the way, and
 //     re-checked while they are;
@@ -64,6 +64,7 @@ func CacheOptions(podLabels ...string) cache.Options {
 			&appsv1.StatefulSet{}:                    {Label: managed},
 			&policyv1.PodDisruptionBudget{}:          {Label: managed},
 			&autoscalingv2.HorizontalPodAutoscaler{}: {Label: managed},
+			&appsv1.ControllerRevision{}:             {Label: managed},
 		},
 	}
 }

@@ -45,6 +45,7 @@ const (
 	realKey  = "sunstrider.cn/real-node"
 	imageV1  = "sunstrider.local/testapp:v1"
 	imageV2  = "sunstrider.local/testapp:v2"
+	imageV3  = "sunstrider.local/testapp:v3"
 	appPort  = 8080
 )
 

@@ -194,6 +194,22 @@ type ApplicationStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
+	// currentRevision is the revision of the Pod template the Deployment
+	// runs, once the Application's template has changed at least once (the
+	// operator keeps revisions from the first change on; 0 before).
+	// +optional
+	CurrentRevision int64 `json:"currentRevision,omitempty"`
+
+	// revisions are the Pod templates the operator rolled out, newest
+	// first, each kept as a ControllerRevision owned by the Application
+	// (spec.deployment.revisionHistoryLimit old ones, 10 by default), with
+	// their images, when each became current and how its rollout ended.
+	// `kubectl sunstrider rollback NAME --to-revision N` writes one back.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Revisions []RevisionStatus `json:"revisions,omitempty"`
+
 	// conditions describe the Application: Ready, Available, Progressing and
 	// Degraded, and, while Ready is not True, either Reconciling (the
 	// operator works on it) or Stalled (a person must act), with Ready's
@@ -205,6 +221,38 @@ type ApplicationStatus struct {
 	// +kubebuilder:validation:MaxItems=8
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
+
+// RevisionStatus is one revision of an Application's Pod template.
+type RevisionStatus struct {
+	// revision is the revision's number: the highest is the current one.
+	// +required
+	Revision int64 `json:"revision"`
+	// images are the images of the template's containers, in order.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=1024
+	Images []string `json:"images,omitempty"`
+	// since is when the revision became the current one.
+	// +optional
+	Since metav1.Time `json:"since,omitzero"`
+	// outcome is how its rollout went: RollingOut while it is the current
+	// one and not rolled out yet, RolledOut once every Pod ran it, Failed
+	// when the rollout stalled (DeploymentDegraded).
+	// +optional
+	// +kubebuilder:validation:Enum=RollingOut;RolledOut;Failed
+	Outcome RevisionOutcome `json:"outcome,omitempty"`
+}
+
+// RevisionOutcome is how the rollout of a revision went.
+type RevisionOutcome string
+
+// The outcomes of a revision's rollout.
+const (
+	RevisionRollingOut RevisionOutcome = "RollingOut"
+	RevisionRolledOut  RevisionOutcome = "RolledOut"
+	RevisionFailed     RevisionOutcome = "Failed"
+)
 
 // WorkflowStatus has the JSON shape of appsv1.DeploymentStatus (the seed's
 // `workflow`). It is spelled out because the upstream type marks its
@@ -268,6 +316,7 @@ func NewWorkflowStatus(s *appsv1.DeploymentStatus) WorkflowStatus {
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.workflow.replicas`
 // +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.service.type`
 // +kubebuilder:printcolumn:name="Cluster-IP",type=string,JSONPath=`.status.clusterIP`
+// +kubebuilder:printcolumn:name="Revision",type=integer,JSONPath=`.status.currentRevision`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name must be at most 63 characters: it names the Application's Service"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be a DNS-1035 label (lower-case letters, digits and '-', starting with a letter): it names the Application's Service"

@@ -59,6 +59,7 @@ type ApplicationReconciler struct {
 // +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=apps,resources=controllerrevisions,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 
@@ -101,6 +102,7 @@ func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application,
 		},
 		Phases: []func(context.Context, *applicationScope) error{
 			r.reconcileDeployment,
+			r.reconcileRevisions,
 			r.reconcileService,
 			r.reconcileDisruptionBudget,
 			r.reconcileAutoscaler,
@@ -172,6 +174,7 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.Service{}).
 		Owns(&policyv1.PodDisruptionBudget{}).
 		Owns(&autoscalingv2.HorizontalPodAutoscaler{}).
+		Owns(&appsv1.ControllerRevision{}).
 		// A labelled child stripped of its owner reference (Owns cannot map
 		// it) must still wake its Application. Foreign objects are not
 		// cached (label-filtered): conflicts are re-checked instead.

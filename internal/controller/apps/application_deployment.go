@@ -5,7 +5,11 @@ import (
 	"errors"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	kstatus "sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 )
 
 // reconcileDeployment makes the Deployment hold the Application's spec
@@ -47,5 +51,15 @@ func (r *ApplicationReconciler) reconcileDeployment(ctx context.Context, s *appl
 		return err
 	}
 	s.deployment, _ = obj.(*appsv1.Deployment)
+	if existing != nil && s.deployment != nil && s.deployment != existing &&
+		!equality.Semantic.DeepEqual(existing.Spec.Template, s.deployment.Spec.Template) {
+		// The template changed: what ran until now is a revision
+		// (reconcileRevisions).
+		s.previousTemplate = existing.Spec.Template.DeepCopy()
+		s.previousSince = existing.CreationTimestamp.Time
+		if deploymentRollout(existing).Status == kstatus.CurrentStatus {
+			s.previousOutcome = sunappsv1.RevisionRolledOut
+		}
+	}
 	return nil
 }

@@ -45,6 +45,14 @@ type observation struct {
 	// asks for one.
 	autoscaler       *autoscalingv2.HorizontalPodAutoscaler
 	autoscalerWanted bool
+	// previousTemplate, when set, is the Pod template the Deployment ran
+	// until this reconcile changed it, since previousSince, its rollout's
+	// outcome previousOutcome (empty when unknown); revisions are the
+	// Application's ControllerRevisions, newest first (reconcileRevisions).
+	previousTemplate *corev1.PodTemplateSpec
+	previousSince    time.Time
+	previousOutcome  sunappsv1.RevisionOutcome
+	revisions        []*appsv1.ControllerRevision
 	// selector is the Deployment's Pod selector.
 	selector *metav1.LabelSelector
 	// unvouched, when set, names a ready Pod of the Deployment that runs on
@@ -74,6 +82,7 @@ func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.Appli
 	if obs.selector != nil {
 		status.Selector = metav1.FormatLabelSelector(obs.selector)
 	}
+	status.CurrentRevision, status.Revisions = revisionStatus(obs.revisions, obs)
 
 	own := []metav1.Condition{availableCondition(app, obs), progressingCondition(app, obs)}
 	if degraded := degradedCondition(app, obs); degraded.Status != metav1.ConditionFalse {

@@ -38,19 +38,17 @@ func applicationAccess(old, app *sunappsv1.Application) []access.Check {
 	if len(app.Spec.Service.Ports) > 0 {
 		checks = append(checks, access.Writes("", "services", app.Namespace)...)
 	} else if old != nil && len(old.Spec.Service.Ports) > 0 {
-		checks = append(checks, access.Check{Verb: "delete", Resource: "services", Namespace: app.Namespace})
+		checks = append(checks, access.Deletes("", "services", app.Namespace))
 	}
 	if app.Spec.DisruptionBudget != nil {
 		checks = append(checks, access.Writes("policy", "poddisruptionbudgets", app.Namespace)...)
 	} else if old != nil && old.Spec.DisruptionBudget != nil {
-		checks = append(checks, access.Check{Verb: "delete", Group: "policy", Resource: "poddisruptionbudgets",
-			Namespace: app.Namespace})
+		checks = append(checks, access.Deletes("policy", "poddisruptionbudgets", app.Namespace))
 	}
 	if app.Spec.Autoscaling != nil {
 		checks = append(checks, access.Writes("autoscaling", "horizontalpodautoscalers", app.Namespace)...)
 	} else if old != nil && old.Spec.Autoscaling != nil {
-		checks = append(checks, access.Check{Verb: "delete", Group: "autoscaling", Resource: "horizontalpodautoscalers",
-			Namespace: app.Namespace})
+		checks = append(checks, access.Deletes("autoscaling", "horizontalpodautoscalers", app.Namespace))
 	}
 	return checks
 }
