@@ -31,6 +31,8 @@ import (
 	"strings"
 	"time"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	// Import all Kubernetes client auth plugins (e.g. Azure, GCP, OIDC, etc.)
 	// to ensure that exec-entrypoint and run can make use of them.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
@@ -80,6 +82,7 @@ var (
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(gatewayv1.Install(scheme))
 
 	utilruntime.Must(appsv1.AddToScheme(scheme))
 	utilruntime.Must(pocv1.AddToScheme(scheme))

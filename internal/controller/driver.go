@@ -92,6 +92,10 @@ type Kind[T Object, S any] struct {
 	// ConflictRecheck, when set, is how often a parent blocked by a
 	// foreign child looks again (Children.Result).
 	ConflictRecheck func() time.Duration
+	// Recheck, when set, is how soon this reconcile's object must be looked
+	// at again although no event may come (an API not installed yet); 0
+	// for no such need.
+	Recheck func(S) time.Duration
 }
 
 // Reconcile is the one reconcile of every kind, in the order of the
@@ -142,6 +146,9 @@ func Reconcile[T Object, S any](ctx context.Context, req ctrl.Request, k *Kind[T
 	wait, err := k.writeStatus(ctx, obj, s)
 	if err != nil {
 		return ctrl.Result{}, err
+	}
+	if k.Recheck != nil {
+		wait = minPositive(wait, k.Recheck(s))
 	}
 	if children == nil {
 		return ctrl.Result{RequeueAfter: wait}, nil

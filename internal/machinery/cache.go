@@ -32,11 +32,13 @@ import (
 // CacheOptions is the manager's cache configuration, for the operator and
 // for every envtest suite alike:
 //   - Deployments, Services, StatefulSets, PodDisruptionBudgets,
-//     HorizontalPodAutoscalers and ControllerRevisions are cached only when
-//     the operator made them (apply.ManagedByLabel):
-//     foreign objects of those kinds (the most numerous in most clusters)
-//     are read from the API server when a name is in the way, and
-//     re-checked while they are;
+//     HorizontalPodAutoscalers and ControllerRevisions are cached only
+//     when the operator made them (apply.ManagedByLabel): foreign objects
+//     of those kinds (the most numerous in most clusters) are read from
+//     the API server when a name is in the way, and re-checked while they
+//     are. Not HTTPRoutes: a cache's per-kind options need the kind served
+//     when the cache starts, and the Gateway API may come later; they are
+//     cached whole, once an Application has a route (its lazy watch);
 //   - Pods are cached as stripped metadata (PodMetadataTransform), with
 //     only the labels podLabels names (those the controllers map Pod
 //     events by);

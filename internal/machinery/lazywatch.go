@@ -89,3 +89,6 @@ func (w *LazyWatch) Start() error {
 	w.started.Store(true)
 	return nil
 }
+
+// Started tells whether the watch has started.
+func (w *LazyWatch) Started() bool { return w.started.Load() }

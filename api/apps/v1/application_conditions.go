@@ -19,6 +19,11 @@ const (
 	// ConditionDegraded is True when the Deployment cannot make progress
 	// (ProgressDeadlineExceeded) or cannot create Pods (ReplicaFailure).
 	ConditionDegraded = "Degraded"
+	// ConditionRouteAccepted mirrors what the HTTPRoute's parents (the
+	// Gateways of spec.route) say of it: True when every one accepted it and
+	// resolved its backend, False with the first refusal; only while
+	// spec.route is set.
+	ConditionRouteAccepted = "RouteAccepted"
 	// ConditionReconciling is True, with Ready's reason and message, while
 	// Ready is not True for a reason the operator or the Deployment
 	// controller works on (RollingOut, DeploymentUnavailable,
@@ -82,6 +87,25 @@ const (
 	// HorizontalPodAutoscaler (spec.autoscaling) that does not exist yet
 	// (Ready=False, Reconciling).
 	ReasonAutoscalerMissing = "AutoscalerMissing"
+	// ReasonRouteAPIMissing: the Application asks for a route
+	// (spec.route) and the cluster has no Gateway API (the HTTPRoute kind
+	// of gateway.networking.k8s.io/v1); the rest of the Application is
+	// reconciled, and the route is made once the API is installed
+	// (Ready=False, Stalled).
+	ReasonRouteAPIMissing = "RouteAPIMissing"
+	// ReasonRouteMissing: the HTTPRoute does not exist yet (Ready=False,
+	// Reconciling).
+	ReasonRouteMissing = "RouteMissing"
+	// ReasonRoutePending: no Gateway has said yet whether it accepts the
+	// route (RouteAccepted=Unknown; Ready=False, Reconciling).
+	ReasonRoutePending = "RoutePending"
+	// ReasonRouteNotAccepted: a Gateway refused the route or could not
+	// resolve its backend; the message is the Gateway's (RouteAccepted and
+	// Ready False, Stalled).
+	ReasonRouteNotAccepted = "RouteNotAccepted"
+	// ReasonRouteAccepted: every Gateway of the route accepted it
+	// (RouteAccepted=True).
+	ReasonRouteAccepted = "RouteAccepted"
 	// ReasonAsExpected: used by Degraded=False when nothing is wrong.
 	ReasonAsExpected = "AsExpected"
 	// ReasonStatusUnknown: the Deployment has not reported this condition yet.

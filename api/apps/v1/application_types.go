@@ -23,11 +23,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // ApplicationSpec defines the desired state of an Application: one
 // Deployment and, when it has ports, one Service, both named after the
 // Application.
+// +kubebuilder:validation:XValidation:rule="!has(self.route) || (has(self.service.ports) && size(self.service.ports) > 0)",message="a route needs a Service port to send to: spec.service.ports is empty",fieldPath=".route"
 type ApplicationSpec struct {
 	// deployment is the spec of the Deployment the operator keeps in sync.
 	// It has the shape of a Deployment's spec; selector and template labels
@@ -55,6 +57,40 @@ type ApplicationSpec struct {
 	// same field against each other. Removing it deletes the autoscaler.
 	// +optional
 	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
+
+	// route, when set, exposes the Application through the Gateway API: an
+	// HTTPRoute named after it, attached to parentRefs, for hostnames and
+	// path, sending to its Service. Removing it deletes the route.
+	// +optional
+	Route *Route `json:"route,omitempty"`
+}
+
+// Route is an Application's HTTPRoute (gateway.networking.k8s.io/v1).
+type Route struct {
+	// parentRefs are the Gateways (or listeners of them) the route attaches
+	// to, as in an HTTPRoute.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=8
+	ParentRefs []gatewayv1.ParentReference `json:"parentRefs"`
+	// hostnames are the host names the route answers for (DNS names, a
+	// leading "*." allowed); every host the Gateway accepts when empty.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Hostnames []gatewayv1.Hostname `json:"hostnames,omitempty"`
+	// path is the path prefix the route matches; "/" when unset.
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:Pattern=`^/`
+	Path string `json:"path,omitempty"`
+	// port is the port of the Application's Service the route sends to;
+	// its first port when unset.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port,omitempty"`
 }
 
 // Autoscaling is a HorizontalPodAutoscaler's spec without its target, as
@@ -178,6 +214,13 @@ type ApplicationStatus struct {
 	// network mirrors the Service's status.
 	// +optional
 	Network corev1.ServiceStatus `json:"network,omitzero"`
+
+	// url is the URL a person would open: from the accepted route's first
+	// hostname and path; without a route, the Service's in-cluster URL
+	// (http://NAME.NAMESPACE.svc:PORT); empty without either.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	URL string `json:"url,omitempty"`
 
 	// clusterIP is the cluster IP the API server assigned to the Service.
 	// +optional
@@ -316,6 +359,7 @@ func NewWorkflowStatus(s *appsv1.DeploymentStatus) WorkflowStatus {
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.workflow.replicas`
 // +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.service.type`
 // +kubebuilder:printcolumn:name="Cluster-IP",type=string,JSONPath=`.status.clusterIP`
+// +kubebuilder:printcolumn:name="URL",type=string,JSONPath=`.status.url`
 // +kubebuilder:printcolumn:name="Revision",type=integer,JSONPath=`.status.currentRevision`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name must be at most 63 characters: it names the Application's Service"

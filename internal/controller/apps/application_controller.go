@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	"sunstrider.cn/operator/internal/apply"
@@ -50,6 +52,10 @@ type ApplicationReconciler struct {
 	// children is what the controller remembers of its children: those
 	// created that the cache does not hold yet, those found in sync.
 	children apply.Memory
+	// routes is the HTTPRoute watch, started by the first route made: a
+	// cluster without the Gateway API has none to watch
+	// (machinery.LazyWatch).
+	routes *machinery.LazyWatch
 }
 
 // +kubebuilder:rbac:groups=apps.sunstrider.cn,resources=applications,verbs=list;watch
@@ -60,6 +66,7 @@ type ApplicationReconciler struct {
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=autoscaling,resources=horizontalpodautoscalers,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=apps,resources=controllerrevisions,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=gateway.networking.k8s.io,resources=httproutes,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 
@@ -98,12 +105,14 @@ func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application,
 		New: func() *sunappsv1.Application { return &sunappsv1.Application{} },
 		Begin: func(_ context.Context, app *sunappsv1.Application, children *controllers.Children) *applicationScope {
 			return &applicationScope{app: app, observation: observation{children: children, serviceWanted: wantsService(app),
-				disruptionBudgetWanted: app.Spec.DisruptionBudget != nil, autoscalerWanted: app.Spec.Autoscaling != nil}}
+				disruptionBudgetWanted: app.Spec.DisruptionBudget != nil, autoscalerWanted: app.Spec.Autoscaling != nil,
+				routeWanted: app.Spec.Route != nil}}
 		},
 		Phases: []func(context.Context, *applicationScope) error{
 			r.reconcileDeployment,
 			r.reconcileRevisions,
 			r.reconcileService,
+			r.reconcileRoute,
 			r.reconcileDisruptionBudget,
 			r.reconcileAutoscaler,
 			r.observeFailingPod,
@@ -117,6 +126,13 @@ func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application,
 		Wrote:           wroteStatus,
 		Gone:            func(_ context.Context, key types.NamespacedName) { metrics.ApplicationReady.Forget(key) },
 		ConflictRecheck: r.conflictRecheck,
+		Recheck: func(s *applicationScope) time.Duration {
+			if s.routeAPIMissing {
+				// No event comes when the Gateway API is installed.
+				return r.conflictRecheck()
+			}
+			return 0
+		},
 	}
 }
 
@@ -168,7 +184,7 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		machinery.NodeNotReadyField, machinery.IndexNodeNotReady); err != nil {
 		return fmt.Errorf("indexing Nodes by readiness: %w", err)
 	}
-	return r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
+	c, err := r.watchSettings(ctrl.NewControllerManagedBy(mgr)).
 		For(&sunappsv1.Application{}, builder.WithPredicates(r.written.SkipOwnWrites())).
 		Owns(&appsv1.Deployment{}).
 		Owns(&corev1.Service{}).
@@ -195,5 +211,17 @@ func (r *ApplicationReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(machinery.NodeReadyChanged())).
 		WithOptions(machinery.Options()).
 		Named(ControllerName).
-		Complete(r)
+		Build(r)
+	if err != nil {
+		return err
+	}
+	// HTTPRoutes are watched once the first is made: the Gateway API may
+	// not be installed (or only later), and a watch of a kind the API
+	// server does not serve would stop the manager.
+	r.routes = machinery.NewLazyWatch(c, "HTTPRoutes", func() source.Source {
+		return source.Kind[client.Object](mgr.GetCache(), &gatewayv1.HTTPRoute{},
+			handler.EnqueueRequestForOwner(mgr.GetScheme(), mgr.GetRESTMapper(), &sunappsv1.Application{},
+				handler.OnlyControllerOwner()))
+	})
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 
 	policyv1 "k8s.io/api/policy/v1"
@@ -45,6 +47,12 @@ type observation struct {
 	// asks for one.
 	autoscaler       *autoscalingv2.HorizontalPodAutoscaler
 	autoscalerWanted bool
+	// route is the live HTTPRoute controlled by the Application, or nil;
+	// routeWanted is true when the Application asks for one, and
+	// routeAPIMissing when the cluster has no Gateway API.
+	route           *gatewayv1.HTTPRoute
+	routeWanted     bool
+	routeAPIMissing bool
 	// previousTemplate, when set, is the Pod template the Deployment ran
 	// until this reconcile changed it, since previousSince, its rollout's
 	// outcome previousOutcome (empty when unknown); revisions are the
@@ -83,11 +91,16 @@ func computeStatus(app *sunappsv1.Application, obs *observation) sunappsv1.Appli
 		status.Selector = metav1.FormatLabelSelector(obs.selector)
 	}
 	status.CurrentRevision, status.Revisions = revisionStatus(obs.revisions, obs)
+	status.URL = applicationURL(app, obs)
 
 	own := []metav1.Condition{availableCondition(app, obs), progressingCondition(app, obs)}
 	if degraded := degradedCondition(app, obs); degraded.Status != metav1.ConditionFalse {
 		// An abnormal-true condition exists only while it is true.
 		own = append(own, degraded)
+	}
+	if obs.routeWanted || obs.route != nil {
+		accepted, _ := routeAccepted(obs.route)
+		own = append(own, accepted)
 	}
 	own = append(own, readyCondition(app, obs))
 	status.Conditions = controllers.MergeConditions(app.Status.Conditions, readyReasonClasses, app.Generation, own...)
@@ -109,6 +122,18 @@ var ReadyReasons = controllers.Reasons{
 		Meaning: "The PodDisruptionBudget `spec.disruptionBudget` asks for does not exist yet"},
 	{Reason: sunappsv1.ReasonAutoscalerMissing, Class: controllers.Working,
 		Meaning: "The HorizontalPodAutoscaler `spec.autoscaling` asks for does not exist yet"},
+	{Reason: sunappsv1.ReasonRouteMissing, Class: controllers.Working,
+		Meaning: "The HTTPRoute `spec.route` asks for does not exist yet"},
+	{Reason: sunappsv1.ReasonRoutePending, Class: controllers.Working,
+		Meaning: "No Gateway of `spec.route.parentRefs` has said yet whether it accepts the route " +
+			"(`RouteAccepted=Unknown`): no Gateway controller serves them yet, or it has not seen the route"},
+	{Reason: sunappsv1.ReasonRouteAPIMissing, Class: controllers.Blocked,
+		Meaning: "`spec.route` needs the Gateway API, which the cluster does not serve; the rest of the " +
+			"Application is reconciled, and the route is made within the conflict recheck interval of the " +
+			"API's CRDs being installed, without a restart"},
+	{Reason: sunappsv1.ReasonRouteNotAccepted, Class: controllers.Blocked,
+		Meaning: "A Gateway refused the route, or could not resolve its backend (`RouteAccepted=False`); the " +
+			"message names the Gateway and says why, in its words"},
 	{Reason: sunappsv1.ReasonRollingOut, Class: controllers.Working,
 		Meaning: "The Deployment has not rolled out the current spec: a Pod not updated yet, or an old Pod still running " +
 			"(in the middle of a rollout the old Pod still counts as available; the message gives kstatus' reason, " +
@@ -228,6 +253,16 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 		return notReady(sunappsv1.ReasonDisruptionBudgetMissing, "The PodDisruptionBudget does not exist yet")
 	case obs.autoscalerWanted && obs.autoscaler == nil:
 		return notReady(sunappsv1.ReasonAutoscalerMissing, "The HorizontalPodAutoscaler does not exist yet")
+	case obs.routeAPIMissing:
+		return notReady(sunappsv1.ReasonRouteAPIMissing, "spec.route needs the Gateway API (HTTPRoute, "+
+			"gateway.networking.k8s.io/v1), which this cluster does not serve: install its CRDs")
+	case obs.routeWanted && obs.route == nil:
+		return notReady(sunappsv1.ReasonRouteMissing, "The HTTPRoute does not exist yet")
+	}
+	if obs.routeWanted {
+		if c, ok := routeAccepted(obs.route); !ok || c.Status != metav1.ConditionTrue {
+			return notReady(c.Reason, c.Message)
+		}
 	}
 	d := obs.deployment
 	if msg, degraded := degradedMessage(obs); degraded {

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	. "github.com/onsi/gomega"
 	"go.uber.org/zap"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,6 +84,7 @@ func (l *restartLog) all() []string {
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(gatewayv1.Install(scheme))
 	utilruntime.Must(configv1alpha1.AddToScheme(scheme))
 	utilruntime.Must(webappv1.AddToScheme(scheme))
 	utilruntime.Must(sunappsv1.AddToScheme(scheme))

@@ -20,6 +20,8 @@ import (
 	"os"
 	"testing"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -42,6 +44,7 @@ var (
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(gatewayv1.Install(scheme))
 	utilruntime.Must(examplev1.AddToScheme(scheme))
 }
 

@@ -20,6 +20,8 @@ import (
 	"os"
 	"testing"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -44,6 +46,7 @@ var (
 
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(gatewayv1.Install(scheme))
 	utilruntime.Must(webappv1.AddToScheme(scheme))
 }
 

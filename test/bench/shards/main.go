@@ -31,6 +31,8 @@ import (
 	"syscall"
 	"time"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -111,7 +113,7 @@ func run(ctx context.Context, cfg config) (int, error) {
 	restCfg.QPS = -1
 	scheme := k8sruntime.NewScheme()
 	for _, add := range []func(*k8sruntime.Scheme) error{
-		clientgoscheme.AddToScheme, sunappsv1.AddToScheme, apiextensionsv1.AddToScheme} {
+		clientgoscheme.AddToScheme, sunappsv1.AddToScheme, apiextensionsv1.AddToScheme, gatewayv1.Install} {
 		if err := add(scheme); err != nil {
 			return 0, err
 		}

@@ -30,9 +30,10 @@ var applicationsResource = schema.GroupResource{Group: sunappsv1.GroupVersion.Gr
 // author must be allowed to do, in app's namespace: create and update its
 // Deployment and, when spec.service has ports, its Service, and when
 // spec.disruptionBudget is set, its PodDisruptionBudget, and when
-// spec.autoscaling is set, its HorizontalPodAutoscaler. For an update from
-// old (nil on create), delete a child the update removes: the Service when
-// the ports go, the budget or the autoscaler when its field goes.
+// spec.autoscaling is set, its HorizontalPodAutoscaler, and when spec.route
+// is set, its HTTPRoute. For an update from old (nil on create), delete a
+// child the update removes: the Service when the ports go, the budget, the
+// autoscaler or the route when its field goes.
 func applicationAccess(old, app *sunappsv1.Application) []access.Check {
 	checks := access.Writes("apps", "deployments", app.Namespace)
 	if len(app.Spec.Service.Ports) > 0 {
@@ -49,6 +50,11 @@ func applicationAccess(old, app *sunappsv1.Application) []access.Check {
 		checks = append(checks, access.Writes("autoscaling", "horizontalpodautoscalers", app.Namespace)...)
 	} else if old != nil && old.Spec.Autoscaling != nil {
 		checks = append(checks, access.Deletes("autoscaling", "horizontalpodautoscalers", app.Namespace))
+	}
+	if app.Spec.Route != nil {
+		checks = append(checks, access.Writes("gateway.networking.k8s.io", "httproutes", app.Namespace)...)
+	} else if old != nil && old.Spec.Route != nil {
+		checks = append(checks, access.Deletes("gateway.networking.k8s.io", "httproutes", app.Namespace))
 	}
 	return checks
 }

@@ -72,6 +72,11 @@ var (
 const (
 	maxDeploymentBytes = 128 << 10
 	maxServiceBytes    = 64 << 10
+	// maxAutoscalingBytes and maxRouteBytes bound spec.autoscaling (whose
+	// metrics carry selectors and names of their own) and spec.route, as
+	// the other parts the operator copies into a child.
+	maxAutoscalingBytes = 16 << 10
+	maxRouteBytes       = 16 << 10
 )
 
 // validateApplication returns every rule app breaks.
@@ -104,8 +109,9 @@ func validateServiceType(svc *corev1.ServiceSpec, path *field.Path) field.ErrorL
 	return field.ErrorList{field.NotSupported(path, svc.Type, supportedServiceTypes)}
 }
 
-// validateSizes bounds spec.deployment and spec.service (maxDeploymentBytes,
-// maxServiceBytes).
+// validateSizes bounds spec.deployment, spec.service, spec.autoscaling and
+// spec.route (maxDeploymentBytes, maxServiceBytes, maxAutoscalingBytes,
+// maxRouteBytes).
 func validateSizes(app *sunappsv1.Application) field.ErrorList {
 	var errs field.ErrorList
 	for _, part := range []struct {
@@ -115,6 +121,8 @@ func validateSizes(app *sunappsv1.Application) field.ErrorList {
 	}{
 		{deploymentPath, &app.Spec.Deployment, maxDeploymentBytes},
 		{servicePath, &app.Spec.Service, maxServiceBytes},
+		{specPath.Child("autoscaling"), app.Spec.Autoscaling, maxAutoscalingBytes},
+		{specPath.Child("route"), app.Spec.Route, maxRouteBytes},
 	} {
 		data, err := json.Marshal(part.value)
 		if err != nil {
