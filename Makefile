@@ -148,6 +148,7 @@ test: manifests generate fmt vet k8s-test-bins promtool helm kustomize ## Run un
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.
 dev-cluster = K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" NODE_BIN="$(NODE_BIN)" NODE_IMAGES="$(NODE_IMAGES)" \
+	METRICS_SERVER_BIN="$(METRICS_SERVER_BIN)" \
 	DEV_DIR="$(1)" DEV_CLUSTER="$(2)" $(3) ./hack/dev-cluster.sh
 
 E2E_DIR ?= $(LOCALBIN)/e2e
@@ -715,9 +716,15 @@ CONTAINERD_VERSION ?= v2.4.2
 CNI_PLUGINS_VERSION ?= v1.10.0
 CRICTL_VERSION ?= v1.37.0
 NODE_BIN ?= $(LOCALBIN)/node/containerd-$(CONTAINERD_VERSION)-crictl-$(CRICTL_VERSION)-cni-$(CNI_PLUGINS_VERSION)
+# metrics-server (hack/metrics-server's module), which kwokctl runs beside the
+# real node so that HorizontalPodAutoscalers read its containers' CPU.
+METRICS_SERVER_VERSION ?= $(shell awk '{for (i = 1; i < NF; i++) if ($$i == "sigs.k8s.io/metrics-server") {print $$(i+1); exit}}' hack/metrics-server/go.mod)
+METRICS_SERVER_BIN ?= $(LOCALBIN)/metrics-server/$(METRICS_SERVER_VERSION)/metrics-server
 .PHONY: k8s-node-bins
-k8s-node-bins: k8s-cluster-bins ## Build what the local cluster's real node runs: kubelet, kube-proxy, containerd, crictl, CNI plugins (once; ~5 min cold).
+k8s-node-bins: k8s-cluster-bins ## Build what the local cluster's real node runs: kubelet, kube-proxy, containerd, crictl, CNI plugins, and metrics-server for it (once; ~5 min cold).
 	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) ./hack/build-k8s.sh "$(K8S_BIN)" kubelet kube-proxy
+	test -x "$(METRICS_SERVER_BIN)" || (cd hack/metrics-server && GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) CGO_ENABLED=0 \
+		go build -trimpath -o "$(METRICS_SERVER_BIN)" sigs.k8s.io/metrics-server/cmd/metrics-server)
 	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) CONTAINERD_VERSION=$(CONTAINERD_VERSION) CNI_PLUGINS_VERSION=$(CNI_PLUGINS_VERSION) \
 		CRICTL_VERSION=$(CRICTL_VERSION) ./hack/build-node.sh "$(NODE_BIN)"
 

@@ -15,7 +15,8 @@
 #      e.g. ShardedListAndWatch=true; default none),
 #      REAL_NODE (1: add the real node, and fail when it cannot be added;
 #      auto: add it when root, else say so in one line and go on; default 0),
-#      NODE_BIN, NODE_IMAGES (for the real node: hack/real-node.sh).
+#      NODE_BIN, NODE_IMAGES (for the real node: hack/real-node.sh),
+#      METRICS_SERVER_BIN (metrics-server, run beside the real node when set).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${K8S_BIN:?}" "${KWOK_BIN:?}"
@@ -75,6 +76,10 @@ componentsPatches:
   extraArgs:
   - {key: manage-all-nodes, value: "false"}
   - {key: manage-nodes-with-annotation-selector, value: kwok.x-k8s.io/node=fake}
+- name: kube-controller-manager
+  extraArgs:
+  # A local cluster's autoscalers act within seconds (15 s by default).
+  - {key: horizontal-pod-autoscaler-sync-period, value: 5s}
 - name: kube-apiserver
   extraArgs:
   - {key: kubelet-preferred-address-types, value: InternalIP}
@@ -82,6 +87,11 @@ componentsPatches:
   - {key: kubelet-client-key, value: $pki/admin.key}
 CONFIG
       config=(--config "$DEV_DIR/kwok-real-node.yaml")
+      if [ -n "${METRICS_SERVER_BIN:-}" ]; then
+        # HorizontalPodAutoscalers read the real node's containers' CPU
+        # through it (kwok's nodes have none to report).
+        config+=(--enable metrics-server --metrics-server-binary "$METRICS_SERVER_BIN")
+      fi
     fi
     "$kwokctl" create cluster "${config[@]}" --name "$DEV_CLUSTER" --runtime binary \
       --kubeconfig "$kubeconfig" \
