@@ -148,7 +148,7 @@ test: manifests generate fmt vet k8s-test-bins promtool helm kustomize ## Run un
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.
 dev-cluster = K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" NODE_BIN="$(NODE_BIN)" NODE_IMAGES="$(NODE_IMAGES)" \
-	METRICS_SERVER_BIN="$(METRICS_SERVER_BIN)" \
+	METRICS_SERVER_BIN="$(METRICS_SERVER_BIN)" METRICS_SERVER_MANIFESTS="$(METRICS_SERVER_MANIFESTS)" \
 	DEV_DIR="$(1)" DEV_CLUSTER="$(2)" $(3) ./hack/dev-cluster.sh
 
 E2E_DIR ?= $(LOCALBIN)/e2e
@@ -720,6 +720,9 @@ NODE_BIN ?= $(LOCALBIN)/node/containerd-$(CONTAINERD_VERSION)-crictl-$(CRICTL_VE
 # real node so that HorizontalPodAutoscalers read its containers' CPU.
 METRICS_SERVER_VERSION ?= $(shell awk '{for (i = 1; i < NF; i++) if ($$i == "sigs.k8s.io/metrics-server") {print $$(i+1); exit}}' hack/metrics-server/go.mod)
 METRICS_SERVER_BIN ?= $(LOCALBIN)/metrics-server/$(METRICS_SERVER_VERSION)/metrics-server
+# Its kustomize base (RBAC, APIService, Service), from the module: kwokctl
+# would download a release's components.yaml otherwise.
+METRICS_SERVER_MANIFESTS = $(shell cd hack/metrics-server && go list -m -f '{{.Dir}}' sigs.k8s.io/metrics-server)/manifests/base
 .PHONY: k8s-node-bins
 k8s-node-bins: k8s-cluster-bins ## Build what the local cluster's real node runs: kubelet, kube-proxy, containerd, crictl, CNI plugins, and metrics-server for it (once; ~5 min cold).
 	GOTOOLCHAIN=$(TEST_INFRA_GOTOOLCHAIN) ./hack/build-k8s.sh "$(K8S_BIN)" kubelet kube-proxy

@@ -16,7 +16,8 @@
 #      REAL_NODE (1: add the real node, and fail when it cannot be added;
 #      auto: add it when root, else say so in one line and go on; default 0),
 #      NODE_BIN, NODE_IMAGES (for the real node: hack/real-node.sh),
-#      METRICS_SERVER_BIN (metrics-server, run beside the real node when set).
+#      METRICS_SERVER_BIN (metrics-server, run beside the real node when set)
+#      and METRICS_SERVER_MANIFESTS (its kustomize base).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${K8S_BIN:?}" "${KWOK_BIN:?}"
@@ -90,6 +91,16 @@ CONFIG
       if [ -n "${METRICS_SERVER_BIN:-}" ]; then
         # HorizontalPodAutoscalers read the real node's containers' CPU
         # through it (kwok's nodes have none to report).
+        # Its manifests: the module's kustomize base, which kwokctl builds
+        # with kubectl kustomize (it would download a release's otherwise).
+        cat >>"$DEV_DIR/kwok-real-node.yaml" <<CONFIG
+---
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+options:
+  kubectlBinary: $K8S_BIN/kubectl
+  metricsServerManifests: [${METRICS_SERVER_MANIFESTS:?}]
+CONFIG
         config+=(--enable metrics-server --metrics-server-binary "$METRICS_SERVER_BIN")
       fi
     fi
