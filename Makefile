@@ -396,7 +396,7 @@ NODE_OPERATOR_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-operator-node.tar
 
 .PHONY: test-node
 test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh local cluster with its real node (as root): make dev, then real Pods through the operator: probes, Service routing, rollouts, crash loops, friend Pods (test/node).
-	@$(BATCH_NICE) $(MAKE) --no-print-directory -j1 k8s-node-bins test-images kubectl-plugin
+	@$(BATCH_NICE) $(MAKE) --no-print-directory -j1 k8s-node-bins test-images kubectl-plugin test-gateway
 	@$(BATCH_NICE) $(MAKE) --no-print-directory image IMG=$(NODE_OPERATOR_IMG) IMAGE_ARCHIVE=$(NODE_OPERATOR_ARCHIVE)
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1 || true
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER),REAL_NODE=1 NODE_IMAGES="$(NODE_IMAGES) $(NODE_OPERATOR_ARCHIVE)" $(BATCH_NICE)) up
@@ -415,6 +415,10 @@ test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager (after manifests, generate, fmt, vet).
 	go build -ldflags "$(LDFLAGS)" -o bin/manager ./cmd
+
+.PHONY: test-gateway
+test-gateway: ## Build the local cluster's test Gateway API implementation into bin/test-gateway (test/gateway; not for production).
+	go build -o "$(LOCALBIN)/test-gateway" ./test/gateway
 
 .PHONY: kubectl-plugin
 kubectl-plugin: ## Build the kubectl plugin into bin/kubectl-sunstrider (kubectl sunstrider history|rollback; put bin/ on PATH).

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -65,6 +67,7 @@ func init() {
 	utilruntime.Must(pocv1.AddToScheme(scheme))
 	utilruntime.Must(webappv1.AddToScheme(scheme))
 	utilruntime.Must(configv1alpha1.AddToScheme(scheme))
+	utilruntime.Must(gatewayv1.Install(scheme))
 }
 
 func TestMain(m *testing.M) {
