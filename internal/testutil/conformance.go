@@ -3,59 +3,53 @@ package testutil
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/onsi/gomega"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	"sunstrider.cn/operator/internal/apply"
 	controllers "sunstrider.cn/operator/internal/controller"
 )
 
-// ConformanceKind adapts one kind with a child to Conformance: how to make
-// a parent, where its child is, and what envtest (no kube-controller-manager,
-// no garbage collector) needs done for the parent to converge.
+// ConformanceKind adapts one kind to Conformance: how to make a parent,
+// its children (none for a kind that writes none), and what envtest (no
+// kube-controller-manager, no garbage collector, no kubelet) needs done
+// for the parent to converge.
 type ConformanceKind struct {
 	// Suite is the package's suite; its manager runs the kind's controller.
 	Suite *Suite
-	// Controller is the controller's name in logs ("example-drink").
+	// Controller is the controller's name in logs (its package's
+	// ControllerName).
 	Controller string
 	// New returns a parent named name, not yet created. Each case makes
-	// its own, under a name of its own.
+	// its own, under a name of its own (a kind with one object of a fixed
+	// name ignores name: its cases run one after the other).
 	New func(name string) client.Object
-	// Child returns the key of the parent's child (known before the parent
-	// exists) and an empty object of its type.
-	Child func(parent client.Object) (client.ObjectKey, client.Object)
-	// Foreign returns an object of the child's type at key that someone
-	// else would make: no owner reference, no operator label.
-	Foreign func(key client.ObjectKey) client.Object
-	// Change changes parent's spec so that the operator must write the
-	// child; Changed asserts the child holds that change.
-	Change  func(parent client.Object)
-	Changed func(g gomega.Gomega, child client.Object)
-	// Tamper changes, in child, a field the operator sets (another field
-	// manager then writes it); Field reads that field's value.
-	Tamper func(child client.Object)
-	Field  func(child client.Object) string
-	// Reported asserts that the parent's status fields mirrored from its
-	// child are set.
-	Reported func(g gomega.Gomega, parent client.Object)
+	// Children adapt each child the parent's controller writes, one
+	// entry each. A kind that writes no child leaves it nil: its table
+	// then runs the cases a kind without children has (Restart, Deletion,
+	// Invariants).
+	Children []ConformanceChild
+	// Unadapted declares the kinds of children the controller writes that
+	// have no entry in Children, each with why (required): the table runs
+	// nothing for them. cmd/conformance_registered_test.go fails for a
+	// child type the controller Owns that neither holds.
+	Unadapted []UnadaptedChild
 	// MakeReady, when set, does what envtest does not: the rollout and
-	// Pods of the parent's child made ready, as the kube-controller-manager
-	// and the kubelet would. It may fail (the child not there yet): it is
+	// Pods of the parent's children made ready, as the
+	// kube-controller-manager and the kubelet would, or the Pod a
+	// childless kind observes. It may fail (a child not there yet): it is
 	// called again until the parent is Ready.
 	MakeReady func(g gomega.Gomega, parent client.Object)
 	// Restarted, when set, is called after each manager restart (to point
@@ -68,7 +62,84 @@ type ConformanceKind struct {
 	// write; what it returns, the restarted manager must reconcile without
 	// a write too.
 	SteadyState func(t *testing.T) SteadyState
+	// AfterDeletion, when set, asserts what the parent's deletion leaves
+	// in effect (the OperatorConfiguration's settings), once the
+	// controller reconciled it.
+	AfterDeletion func(g gomega.Gomega, parent client.Object)
 }
+
+// ConformanceChild adapts one child of a kind to Conformance: where it
+// is, how to make the operator write it, and which of ChildCases do not
+// apply to it, with why.
+type ConformanceChild struct {
+	// Kind names the child in subtests and in the parents' names
+	// ("Service"); unique among the kind's children.
+	Kind string
+	// Child returns the key of the parent's child (known before the parent
+	// exists) and an empty object of its type.
+	Child func(parent client.Object) (client.ObjectKey, client.Object)
+	// Foreign returns an object of the child's type at key that someone
+	// else would make: no owner reference, no operator label. Required
+	// unless CaseConflict does not apply.
+	Foreign func(key client.ObjectKey) client.Object
+	// Change, when set, changes parent's spec so that the operator must
+	// update the child; Changed asserts the child holds that change.
+	Change  func(parent client.Object)
+	Changed func(g gomega.Gomega, child client.Object)
+	// Tamper changes, in child, a field the operator sets (another field
+	// manager then writes it), which the operator puts back; Field reads
+	// that field's value. Required unless CaseChildChanged does not apply.
+	Tamper func(child client.Object)
+	Field  func(child client.Object) string
+	// Reported, when set, asserts what the parent's status reports of the
+	// child (fields mirrored from it, or the workload it serves): it must
+	// still be reported while the child's write is refused. A child of
+	// which the status reports nothing leaves it nil.
+	Reported func(g gomega.Gomega, parent client.Object)
+	// DoesNotApply names the cases of ChildCases that do not apply to the
+	// child, each with why (required): the table does not run them.
+	DoesNotApply map[ConformanceCase]string
+}
+
+// UnadaptedChild is a kind of child Conformance does not run, and why.
+type UnadaptedChild struct {
+	// Child is an empty object of the child's type.
+	Child client.Object
+	// Why says why it has no ConformanceChild.
+	Why string
+}
+
+// ConformanceCase is one case Conformance runs for each child.
+type ConformanceCase string
+
+// The cases of each child (ChildCases).
+const (
+	// CaseConflict: a foreign object in the child's place is left untouched
+	// and reported (Ready=False ResourceConflict, Stalled, a Warning);
+	// once it is gone, the conflict recheck brings the child.
+	CaseConflict ConformanceCase = "Conflict"
+	// CaseRefusedWrite: the API server refusing the child's write as
+	// Forbidden (an admission policy) makes the parent Ready=False
+	// ApplyFailed, Stalled, with the policy's message, what the status
+	// reports of the child still reported; the refusal is returned as the
+	// reconcile's error (retried with backoff): once the policy is gone,
+	// the write is made with no other event.
+	CaseRefusedWrite ConformanceCase = "RefusedWrite"
+	// CaseInvalid: the API server refusing the child's write as Invalid
+	// (422) does the same to the status, but is retried only at the next
+	// event (controllers.Policy): no reconcile error, and once the policy
+	// is gone the write waits for an event of the parent (a nudge).
+	CaseInvalid ConformanceCase = "Invalid"
+	// CaseChildDeleted: a deleted child is made again, controlled by the
+	// parent.
+	CaseChildDeleted ConformanceCase = "ChildDeleted"
+	// CaseChildChanged: a field the operator sets, changed by another field
+	// manager, is put back.
+	CaseChildChanged ConformanceCase = "ChildChanged"
+)
+
+// ChildCases are the cases Conformance runs for each child, in order.
+var ChildCases = []ConformanceCase{CaseConflict, CaseRefusedWrite, CaseInvalid, CaseChildDeleted, CaseChildChanged}
 
 // SteadyState is what a package's steady-state test (ConformanceKind
 // SteadyState) leaves to the Restart case.
@@ -83,77 +154,137 @@ type SteadyState struct {
 	Then func(t *testing.T)
 }
 
-// Field managers of the objects Conformance writes as someone other than
-// the operator.
-const (
-	conformanceForeignManager = "conformance-foreign"
-	conformanceOtherManager   = "conformance-other"
-	// conformancePolicyMessage is the refusal of the admission policy the
-	// refused-write case puts in the child's way.
-	conformancePolicyMessage = "the conformance test's admission policy freezes this object"
-)
-
-// Conformance runs the behaviour every kind with a child shares, one
-// subtest a case, against k's controller in envtest:
+// Conformance runs the behaviour every kind shares against k's controller
+// in envtest, one subtest a case. For every kind:
 //
-//   - Conflict: a foreign object in the child's place is left untouched and
-//     reported (Ready=False ResourceConflict, Stalled, a Warning); once it is
-//     gone, the conflict recheck brings the child.
-//   - RefusedWrite: the API server refusing the child's update (an admission
-//     policy) makes the parent Ready=False ApplyFailed, Stalled, with the
-//     policy's message, the child as it was still reported; once the policy
-//     is gone, the spec reaches the child.
-//   - ChildDeletedOrChanged: a deleted child is made again, a field the
-//     operator sets changed by another field manager is put back.
 //   - Restart: a restarted manager reconciles a converged parent without a
 //     write; the package's own steady-state test (SteadyState), when it
 //     has one, runs inside it, on the same restart.
-//   - Deletion: the child is controlled by the parent and blocks its
+//   - Deletion: every child is controlled by the parent and blocks its
 //     deletion (the garbage collector, which envtest does not run, removes
 //     it); deleting the parent makes no write and no reconcile error about
 //     it (controller-runtime's reconcile error counter, each error told
-//     apart by the values the log names it with, whatever their keys).
+//     apart by the values the log names it with, whatever their keys);
+//     AfterDeletion holds.
+//   - Invariants: every status of the kind written meanwhile keeps the
+//     status invariants (StatusInvariants), the operator wrote some, and
+//     the suite's own checker (Suite.Check) watches the kind.
+//
+// Then, for every child, the ChildCases that apply to it (Children/<its
+// Kind>/<case>); none for a kind of child declared Unadapted. A kind
+// without children runs only the first three.
 //
 // The parents live in the namespace of their children; each case makes
 // its own and deletes it when it ends. Restart runs first (its fresh
-// manager records the reconcile errors), then Deletion; the cases that
-// expect writes then run side by side.
+// manager's log is recorded: the reconcile errors, and the reconciles'
+// starts and ends; a run that leaves Restart out, with -run, restarts the
+// manager so before the next case), then Deletion; the children's cases,
+// which expect writes, then run side by side; Invariants last.
 //
-// Application (apps, its Deployment), Guestbook (webapp, its StatefulSet)
-// and Drink (example, its ConfigMap) run it. MyCustomResource (poc) has no
-// child, so none of these cases applies to it: it has no adapter.
+// Every controller cmd/main.go sets up has an adapter: the Application
+// (apps), the Guestbook (webapp), the Drink (example), the
+// MyCustomResource (poc) and the OperatorConfiguration (config);
+// cmd/conformance_registered_test.go fails for one without.
 func Conformance(t *testing.T, k ConformanceKind) {
 	t.Helper()
-	c := &conformance{ConformanceKind: k, errs: newReconcileErrors()}
+	if problems := k.problems(); len(problems) > 0 {
+		t.Fatalf("the conformance adapter of %s:\n  %s", k.Controller, strings.Join(problems, "\n  "))
+	}
+	c := &conformance{ConformanceKind: k, log: newManagerLog()}
+	checker := c.startInvariants(t)
 	// Restart is the one case that stops the manager: it runs first, and
-	// its fresh manager records the reconcile errors Deletion looks at.
+	// its fresh manager records the reconcile errors the others look at.
 	// Both hold a window in which nothing may be written in the parent's
 	// namespace: they run alone.
 	if !t.Run("Restart", c.restartIsQuiet) || !t.Run("Deletion", c.deletion) {
 		return
 	}
-	// The others act on parents of their own, on the same manager, and
-	// expect writes: they run side by side (most of their time is waiting
-	// on the manager).
-	t.Run("Shared", func(t *testing.T) {
-		for name, run := range map[string]func(*testing.T){
-			"Conflict":              c.conflict,
-			"RefusedWrite":          c.refusedWrite,
-			"ChildDeletedOrChanged": c.childDeletedOrChanged,
-		} {
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				run(t)
-			})
+	if len(k.Children) > 0 && c.recording(t) {
+		// The others act on parents of their own, on the same manager, and
+		// expect writes: they run side by side, all at once (most of their
+		// time is waiting on the manager, not -parallel's CPUs).
+		t.Run("Children", func(t *testing.T) {
+			var children sync.WaitGroup
+			for _, child := range k.Children {
+				children.Go(func() {
+					t.Run(child.Kind, func(t *testing.T) {
+						var cases sync.WaitGroup
+						for _, kase := range ChildCases {
+							if _, no := child.DoesNotApply[kase]; !no {
+								cases.Go(func() { t.Run(string(kase), func(t *testing.T) { c.childCase(kase)(t, child) }) })
+							}
+						}
+						cases.Wait()
+					})
+				})
+			}
+			children.Wait()
+		})
+	}
+	t.Run("Invariants", func(t *testing.T) { c.invariants(t, checker) })
+}
+
+// problems says what makes k unfit for Conformance: a field it needs
+// missing, a case declared not to apply without why, a case that applies
+// without what it needs.
+func (k ConformanceKind) problems() []string {
+	var out []string
+	if k.Suite == nil || k.Controller == "" || k.New == nil {
+		out = append(out, "Suite, Controller and New are required")
+	}
+	for i, u := range k.Unadapted {
+		if u.Child == nil || strings.TrimSpace(u.Why) == "" {
+			out = append(out, fmt.Sprintf("Unadapted[%d]: Child and Why are required", i))
 		}
-	})
+	}
+	kinds := map[string]bool{}
+	for i, ch := range k.Children {
+		name := ch.Kind
+		if name == "" {
+			name = fmt.Sprintf("Children[%d]", i)
+			out = append(out, name+": Kind is required")
+		} else if kinds[name] {
+			out = append(out, name+": two children of that Kind")
+		}
+		kinds[name] = true
+		if ch.Child == nil {
+			out = append(out, name+": Child is required")
+		}
+		for _, kase := range slices.Sorted(maps.Keys(ch.DoesNotApply)) {
+			why := ch.DoesNotApply[kase]
+			if !slices.Contains(ChildCases, kase) {
+				out = append(out, fmt.Sprintf("%s: DoesNotApply names %q, which is no case", name, kase))
+			}
+			if strings.TrimSpace(why) == "" {
+				out = append(out, fmt.Sprintf("%s: DoesNotApply[%s] must say why the case does not apply", name, kase))
+			}
+		}
+		applies := func(kase ConformanceCase) bool { _, no := ch.DoesNotApply[kase]; return !no }
+		if (ch.Change == nil) != (ch.Changed == nil) {
+			out = append(out, name+": Change and Changed go together")
+		}
+		if (ch.Tamper == nil) != (ch.Field == nil) {
+			out = append(out, name+": Tamper and Field go together")
+		}
+		if applies(CaseConflict) != (ch.Foreign != nil) {
+			out = append(out, name+": Foreign is set exactly when Conflict applies")
+		}
+		if applies(CaseChildChanged) != (ch.Tamper != nil) {
+			out = append(out, name+": Tamper and Field are set exactly when ChildChanged applies")
+		}
+	}
+	return out
 }
 
 // conformance is one run of Conformance.
 type conformance struct {
 	ConformanceKind
-	// errs records the running manager's reconcile errors.
-	errs *reconcileErrors
+	// log records the running manager's reconcile errors and ends, once
+	// restarted is set.
+	log       *managerLog
+	restarted bool
+	// created counts the parents the cases made.
+	created atomic.Int32
 }
 
 func (c *conformance) client() client.Client { return c.Suite.Client }
@@ -163,12 +294,23 @@ func (c *conformance) client() client.Client { return c.Suite.Client }
 func (c *conformance) restart(t *testing.T) {
 	t.Helper()
 	c.Suite.StopManager()
-	if err := c.Suite.StartManager(c.errs.option); err != nil {
+	if err := c.Suite.StartManager(c.log.option); err != nil {
 		t.Fatalf("starting the manager: %v", err)
 	}
+	c.restarted = true
 	if c.Restarted != nil {
 		c.Restarted()
 	}
+}
+
+// recording restarts the manager to record its log, unless the Restart
+// case did already (-run may leave it out), and tells whether it does.
+func (c *conformance) recording(t *testing.T) bool {
+	t.Helper()
+	if !c.restarted {
+		c.restart(t)
+	}
+	return !t.Failed()
 }
 
 // create creates the parent named name, deleted when the test ends.
@@ -176,6 +318,7 @@ func (c *conformance) create(t *testing.T, g gomega.Gomega, name string) client.
 	t.Helper()
 	parent := c.New(name)
 	g.Expect(c.client().Create(context.Background(), parent)).To(gomega.Succeed())
+	c.created.Add(1)
 	t.Cleanup(func() { _ = c.client().Delete(context.Background(), parent) })
 	return parent
 }
@@ -187,9 +330,9 @@ func (c *conformance) get(g gomega.Gomega, parent client.Object) client.Object {
 	return out
 }
 
-// getChild reads the live child of parent.
-func (c *conformance) getChild(g gomega.Gomega, parent client.Object) client.Object {
-	key, child := c.Child(parent)
+// getChild reads the live child ch of parent.
+func (c *conformance) getChild(g gomega.Gomega, ch ConformanceChild, parent client.Object) client.Object {
+	key, child := ch.Child(parent)
 	g.Expect(c.client().Get(context.Background(), key, child)).To(gomega.Succeed())
 	return child
 }
@@ -212,33 +355,8 @@ func conditionsOf(g gomega.Gomega, obj client.Object) []metav1.Condition {
 	return status.Conditions
 }
 
-// expectBlocked waits until parent, at its current generation, is
-// Ready=False with reason and Stalled with the same reason, and returns
-// Ready.
-func (c *conformance) expectBlocked(g *gomega.WithT, parent client.Object, reason string, also func(gomega.Gomega, client.Object)) metav1.Condition {
-	var ready metav1.Condition
-	g.Eventually(func(g gomega.Gomega) {
-		live := c.get(g, parent)
-		conds := conditionsOf(g, live)
-		r := meta.FindStatusCondition(conds, controllers.ConditionReady)
-		g.Expect(r).NotTo(gomega.BeNil(), "Ready")
-		g.Expect(r.Status).To(gomega.Equal(metav1.ConditionFalse))
-		g.Expect(r.Reason).To(gomega.Equal(reason))
-		g.Expect(r.ObservedGeneration).To(gomega.Equal(live.GetGeneration()))
-		stalled := meta.FindStatusCondition(conds, controllers.ConditionStalled)
-		g.Expect(stalled).NotTo(gomega.BeNil(), "Stalled")
-		g.Expect(stalled.Status).To(gomega.Equal(metav1.ConditionTrue))
-		g.Expect(stalled.Reason).To(gomega.Equal(reason))
-		if also != nil {
-			also(g, live)
-		}
-		ready = *r
-	}).Should(gomega.Succeed())
-	return ready
-}
-
-// expectReady makes the parent's child ready as envtest cannot (MakeReady)
-// until the parent is Ready=True at its current generation.
+// expectReady makes the parent's children ready as envtest cannot
+// (MakeReady) until the parent is Ready=True at its current generation.
 func (c *conformance) expectReady(g *gomega.WithT, parent client.Object) {
 	g.Eventually(func(g gomega.Gomega) {
 		live := c.get(g, parent)
@@ -255,36 +373,35 @@ func (c *conformance) expectReady(g *gomega.WithT, parent client.Object) {
 	}).Should(gomega.Succeed())
 }
 
-// expectControlled waits until the parent's child exists, controlled by
-// the parent.
-func (c *conformance) expectControlled(g *gomega.WithT, parent client.Object) {
-	g.Eventually(func(g gomega.Gomega) {
-		child := c.getChild(g, parent)
-		g.Expect(apply.IsControlledBy(child, parent.GetUID())).To(gomega.BeTrue(), "the child is controlled by the parent")
-	}).Should(gomega.Succeed())
-}
-
-// converged creates the parent named name and waits until it is Ready, its
-// child controlled by it.
+// converged creates the parent named name and waits until it is Ready,
+// each of its children controlled by it.
 func (c *conformance) converged(t *testing.T, g *gomega.WithT, name string) client.Object {
 	t.Helper()
 	parent := c.create(t, g, name)
-	c.expectControlled(g, parent)
+	for _, ch := range c.Children {
+		c.expectControlled(g, ch, parent)
+	}
 	c.expectReady(g, parent)
 	return parent
 }
 
-// scopes select the writes about parent: in its child's namespace (its
-// own when it is namespaced) and, when cluster-scoped, of itself.
+// scopes select the writes about parent: in its namespace, or of itself
+// when it is cluster-scoped, and in its children's namespaces.
 func (c *conformance) scopes(g gomega.Gomega, parent client.Object) []Scope {
-	key, _ := c.Child(parent)
-	scopes := []Scope{InNamespace(key.Namespace)}
-	if parent.GetNamespace() == "" {
+	var scopes []Scope
+	if ns := parent.GetNamespace(); ns != "" {
+		scopes = append(scopes, InNamespace(ns))
+	} else {
 		gvk, err := c.client().GroupVersionKindFor(parent)
 		g.Expect(err).NotTo(gomega.HaveOccurred())
 		mapping, err := c.client().RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 		g.Expect(err).NotTo(gomega.HaveOccurred())
 		scopes = append(scopes, ClusterObject(mapping.Resource.Resource, gvk.Kind, parent.GetName()))
+	}
+	for _, ch := range c.Children {
+		if key, _ := ch.Child(parent); key.Namespace != parent.GetNamespace() {
+			scopes = append(scopes, InNamespace(key.Namespace))
+		}
 	}
 	return scopes
 }
@@ -295,179 +412,6 @@ func (c *conformance) settle(g *gomega.WithT, parent client.Object) *WriteView {
 	view := c.Suite.Writes.In(c.scopes(g, parent)...)
 	g.Eventually(view.Drain).WithPolling(time.Second).Should(gomega.BeZero(), "the manager settles")
 	return view
-}
-
-// conflict: a foreign object in the child's place before the parent exists.
-func (c *conformance) conflict(t *testing.T) {
-	g := NewG(t)
-	ctx := context.Background()
-	parent := c.New("conformance-conflict")
-	key, _ := c.Child(parent)
-	foreign := c.Foreign(key)
-	g.Expect(c.client().Create(ctx, foreign, client.FieldOwner(conformanceForeignManager))).To(gomega.Succeed())
-	parent = c.create(t, g, parent.GetName())
-
-	ready := c.expectBlocked(g, parent, controllers.ReasonResourceConflict, nil)
-	g.Expect(ready.Message).To(gomega.ContainSubstring(key.Name), "Ready names the object in the way")
-	g.Eventually(func(g gomega.Gomega) {
-		g.Expect(c.warnings(g, parent, controllers.ReasonResourceConflict)).NotTo(gomega.BeEmpty())
-	}).Should(gomega.Succeed(), "a Warning event about the conflict")
-
-	// Left untouched, also by a reconcile after the conflict was reported.
-	mark := c.Suite.Reconciles.Mark()
-	g.Expect(Nudge(ctx, c.client(), parent)).To(gomega.Succeed())
-	c.Suite.ExpectReconciled(g, mark, c.Controller, client.ObjectKeyFromObject(parent))
-	live := foreign.DeepCopyObject().(client.Object)
-	g.Expect(c.client().Get(ctx, key, live)).To(gomega.Succeed())
-	g.Expect(live.GetResourceVersion()).To(gomega.Equal(foreign.GetResourceVersion()), "the foreign object is unchanged")
-	g.Expect(live.GetOwnerReferences()).To(gomega.BeEmpty())
-	g.Expect(live.GetLabels()).NotTo(gomega.HaveKey(apply.ManagedByLabel))
-
-	// Once it is gone, the conflict recheck (nothing else would) brings
-	// the parent its child.
-	g.Expect(c.client().Delete(ctx, foreign)).To(gomega.Succeed())
-	c.expectControlled(g, parent)
-	g.Eventually(func(g gomega.Gomega) {
-		r := c.condition(g, parent, controllers.ConditionReady)
-		g.Expect(r).NotTo(gomega.BeNil())
-		g.Expect(r.Reason).NotTo(gomega.Equal(controllers.ReasonResourceConflict))
-		g.Expect(c.condition(g, parent, controllers.ConditionStalled)).To(gomega.BeNil(), "no longer Stalled")
-	}).Should(gomega.Succeed())
-}
-
-// warnings returns the reasons-matching Warning events about parent.
-func (c *conformance) warnings(g gomega.Gomega, parent client.Object, reason string) []eventsv1.Event {
-	list := &eventsv1.EventList{}
-	g.Expect(c.client().List(context.Background(), list)).To(gomega.Succeed())
-	var out []eventsv1.Event
-	for _, e := range list.Items {
-		if e.Regarding.UID == parent.GetUID() && e.Type == corev1.EventTypeWarning && e.Reason == reason {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// refusedWrite: the API server refuses the converged child's update.
-func (c *conformance) refusedWrite(t *testing.T) {
-	g := NewG(t)
-	ctx := context.Background()
-	parent := c.converged(t, g, "conformance-refused")
-	g.Eventually(func(g gomega.Gomega) { c.Reported(g, c.get(g, parent)) }).Should(gomega.Succeed(),
-		"the child is reported before the refusal")
-	removePolicy := c.freeze(t, g, parent)
-	before := c.getChild(g, parent)
-
-	g.Eventually(func(g gomega.Gomega) {
-		live := c.get(g, parent)
-		c.Change(live)
-		g.Expect(c.client().Update(ctx, live)).To(gomega.Succeed())
-	}).Should(gomega.Succeed())
-	ready := c.expectBlocked(g, parent, controllers.ReasonApplyFailed, func(g gomega.Gomega, live client.Object) {
-		c.Reported(g, live)
-	})
-	g.Expect(ready.Message).To(gomega.ContainSubstring(conformancePolicyMessage))
-	after := c.getChild(g, parent)
-	g.Expect(after.GetResourceVersion()).To(gomega.Equal(before.GetResourceVersion()), "the child is unchanged")
-
-	// Once the policy is gone, the spec reaches the child (the refusal is
-	// retried) and the parent recovers.
-	removePolicy()
-	g.Eventually(func(g gomega.Gomega) { c.Changed(g, c.getChild(g, parent)) }).Should(gomega.Succeed())
-	c.expectReady(g, parent)
-}
-
-// freeze makes the API server refuse every update of parent's child with
-// conformancePolicyMessage (a ValidatingAdmissionPolicy, as a policy
-// engine would, answering Forbidden), until the returned func or the end
-// of the test removes it.
-func (c *conformance) freeze(t *testing.T, g *gomega.WithT, parent client.Object) func() {
-	t.Helper()
-	ctx := context.Background()
-	key, child := c.Child(parent)
-	gvk, err := c.client().GroupVersionKindFor(child)
-	g.Expect(err).NotTo(gomega.HaveOccurred())
-	mapping, err := c.client().RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
-	g.Expect(err).NotTo(gomega.HaveOccurred())
-	name := "conformance-" + key.Namespace + "-" + key.Name
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: new(admissionregistrationv1.Fail),
-			MatchConstraints: &admissionregistrationv1.MatchResources{
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					ResourceNames: []string{key.Name},
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups:   []string{gvk.Group},
-							APIVersions: []string{gvk.Version},
-							Resources:   []string{mapping.Resource.Resource},
-						},
-					},
-				}},
-			},
-			Validations: []admissionregistrationv1.Validation{{
-				Expression: "false",
-				Message:    conformancePolicyMessage,
-				Reason:     new(metav1.StatusReasonForbidden),
-			}},
-		},
-	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{corev1.LabelMetadataName: key.Namespace},
-			}},
-		},
-	}
-	g.Expect(c.client().Create(ctx, policy)).To(gomega.Succeed())
-	g.Expect(c.client().Create(ctx, binding)).To(gomega.Succeed())
-	remove := sync.OnceFunc(func() {
-		g.Expect(client.IgnoreNotFound(c.client().Delete(ctx, binding))).To(gomega.Succeed())
-		g.Expect(client.IgnoreNotFound(c.client().Delete(ctx, policy))).To(gomega.Succeed())
-	})
-	t.Cleanup(remove)
-	// In force once a dry-run update of the child is refused.
-	g.Eventually(func(g gomega.Gomega) {
-		probe := c.getChild(g, parent)
-		probe.SetAnnotations(map[string]string{"conformance.sunstrider.cn/probe": "1"})
-		err := c.client().Update(ctx, probe, client.DryRunAll)
-		g.Expect(apierrors.IsForbidden(err)).To(gomega.BeTrue(), "policy not in force yet: %v", err)
-		g.Expect(err.Error()).To(gomega.ContainSubstring(conformancePolicyMessage))
-	}).Should(gomega.Succeed())
-	return remove
-}
-
-// childDeletedOrChanged: the child deleted, then changed, behind the
-// operator's back.
-func (c *conformance) childDeletedOrChanged(t *testing.T) {
-	g := NewG(t)
-	ctx := context.Background()
-	parent := c.converged(t, g, "conformance-drift")
-	first := c.getChild(g, parent)
-
-	g.Expect(c.client().Delete(ctx, first)).To(gomega.Succeed())
-	g.Eventually(func(g gomega.Gomega) {
-		child := c.getChild(g, parent)
-		g.Expect(child.GetUID()).NotTo(gomega.Equal(first.GetUID()), "a new child")
-		g.Expect(apply.IsControlledBy(child, parent.GetUID())).To(gomega.BeTrue())
-	}).Should(gomega.Succeed(), "the deleted child is made again")
-
-	var want string
-	g.Eventually(func(g gomega.Gomega) {
-		child := c.getChild(g, parent)
-		want = c.Field(child)
-		c.Tamper(child)
-		g.Expect(c.client().Update(ctx, child, client.FieldOwner(conformanceOtherManager))).To(gomega.Succeed())
-		g.Expect(c.Field(child)).NotTo(gomega.Equal(want), "the field was changed")
-	}).Should(gomega.Succeed())
-	g.Eventually(func(g gomega.Gomega) {
-		g.Expect(c.Field(c.getChild(g, parent))).To(gomega.Equal(want))
-	}).Should(gomega.Succeed(), "the changed field is put back")
 }
 
 // restartIsQuiet: a fresh manager reconciles a converged parent and
@@ -493,30 +437,38 @@ func (c *conformance) restartIsQuiet(t *testing.T) {
 	}
 }
 
-// deletion: the child blocks the parent's deletion until the garbage
+// deletion: each child blocks the parent's deletion until the garbage
 // collector removes it; deleting the parent makes no write and no error.
 func (c *conformance) deletion(t *testing.T) {
+	if !c.recording(t) {
+		return
+	}
 	g := NewG(t)
 	ctx := context.Background()
 	parent := c.converged(t, g, "conformance-delete")
 	gvk, err := c.client().GroupVersionKindFor(parent)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
-	ref := metav1.GetControllerOf(c.getChild(g, parent))
-	g.Expect(ref).NotTo(gomega.BeNil(), "the child has a controller")
-	g.Expect(*ref).To(gomega.Equal(metav1.OwnerReference{
-		APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: parent.GetName(), UID: parent.GetUID(),
-		Controller: new(true), BlockOwnerDeletion: new(true),
-	}))
+	for _, ch := range c.Children {
+		ref := metav1.GetControllerOf(c.getChild(g, ch, parent))
+		g.Expect(ref).NotTo(gomega.BeNil(), "the %s has a controller", ch.Kind)
+		g.Expect(*ref).To(gomega.Equal(metav1.OwnerReference{
+			APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: parent.GetName(), UID: parent.GetUID(),
+			Controller: new(true), BlockOwnerDeletion: new(true),
+		}), "the %s's controller reference", ch.Kind)
+	}
 
 	view := c.settle(g, parent)
 	key := client.ObjectKeyFromObject(parent)
 	mark := c.Suite.Reconciles.Mark()
-	logged := c.errs.mark()
+	logged := c.log.mark()
 	errorsBefore, err := ReconcileErrorTotal(c.Controller)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	g.Expect(c.client().Delete(ctx, parent)).To(gomega.Succeed())
 	c.Suite.ExpectQuiet(g, view, mark, c.Controller, key)
 	c.expectNoReconcileError(g, key, logged, errorsBefore)
+	if c.AfterDeletion != nil {
+		c.AfterDeletion(g, parent)
+	}
 }
 
 // expectNoReconcileError expects no reconcile error about key since the
@@ -529,127 +481,41 @@ func (c *conformance) expectNoReconcileError(g gomega.Gomega, key types.Namespac
 	after, err := ReconcileErrorTotal(c.Controller)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	// controller-runtime counts an error just before it logs it.
-	g.Eventually(func() int { return len(c.errs.since(logged)) }).Should(gomega.BeNumerically(">=", after-before),
-		"controller_runtime_reconcile_errors_total of %s rose by %v since the parent was deleted, "+
-			"more than the errors its manager logged: they cannot be told apart", c.Controller, after-before)
-	var about []string
-	for _, e := range c.errs.since(logged) {
-		if e.about(key) {
-			about = append(about, e.text)
-		}
+	g.Eventually(func() int { return len(c.log.since(logged)) }).Should(gomega.BeNumerically(">=", after-before),
+		"controller_runtime_reconcile_errors_total of %s rose by %v since %s, "+
+			"more than the errors its manager logged: they cannot be told apart", c.Controller, after-before, key)
+	g.Expect(c.log.about(logged, key)).To(gomega.BeEmpty(), "reconcile errors about %s", key)
+}
+
+// startInvariants starts checking every status of the kind written from
+// now on (StatusInvariants); the Invariants case reads the verdict.
+func (c *conformance) startInvariants(t *testing.T) *InvariantChecker {
+	t.Helper()
+	checker, err := StartInvariantChecker(c.Suite.Config, c.Suite.Scheme, c.New("conformance-invariants"))
+	if err != nil {
+		t.Fatalf("starting the invariant checker: %v", err)
 	}
-	g.Expect(about).To(gomega.BeEmpty(), "reconcile errors after the deletion")
+	t.Cleanup(func() { checker.Stop() })
+	return checker
 }
 
-// reconcileErrors records the errors a manager logs, each with the values
-// its logger carried: which object a reconcile error is about is read from
-// those values (controller-runtime names the request in several), not from
-// the keys they are logged under.
-type reconcileErrors struct {
-	mu     sync.Mutex
-	logged []loggedError
-}
-
-// loggedError is one error a manager logged.
-type loggedError struct {
-	text string
-	// values are the values of the logger's key-value pairs and of the
-	// call's, keys left out.
-	values []any
-}
-
-func newReconcileErrors() *reconcileErrors { return &reconcileErrors{} }
-
-// option makes a manager's logger record its errors in e.
-func (e *reconcileErrors) option(o *ctrl.Options) {
-	inner := o.Logger.GetSink()
-	if cd, ok := inner.(logr.CallDepthLogSink); ok {
-		inner = cd.WithCallDepth(1)
+// invariants: every status of the kind written since the conformance
+// began kept the status invariants, the operator wrote some (with
+// status.observedGeneration) when a case made a parent, and the suite's
+// own checker, which sees every other test's statuses too, watches the
+// kind.
+func (c *conformance) invariants(t *testing.T, checker *InvariantChecker) {
+	g := NewG(t)
+	gvk, err := apiutil.GVKForObject(c.New("conformance-invariants"), c.Suite.Scheme)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(slices.ContainsFunc(c.Suite.Check, func(obj client.Object) bool {
+		checked, err := apiutil.GVKForObject(obj, c.Suite.Scheme)
+		return err == nil && checked.GroupKind() == gvk.GroupKind()
+	})).To(gomega.BeTrue(), "the suite's Check lists no %s: its invariant checker does not watch the kind", gvk.Kind)
+	seen, broken := checker.Stop()
+	g.Expect(broken).To(gomega.BeEmpty(), "statuses that break the invariants (%d seen)", seen)
+	if c.created.Load() > 0 {
+		// Not when -run left every case out.
+		g.Expect(checker.Unchecked()).To(gomega.BeEmpty())
 	}
-	o.Logger = logr.New(&errorSink{errs: e, inner: inner})
-}
-
-// mark returns how many errors were logged so far.
-func (e *reconcileErrors) mark() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.logged)
-}
-
-// since returns the errors logged after the first n.
-func (e *reconcileErrors) since(n int) []loggedError {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.logged[n:])
-}
-
-// about tells whether the error was logged about key: its values name the
-// object, whatever their keys (controller-runtime logs a request's
-// namespace and name, and a klog.ObjectRef of it under its kind).
-func (l loggedError) about(key types.NamespacedName) bool {
-	ref := key.Name
-	if key.Namespace != "" {
-		ref = key.Namespace + "/" + key.Name
-	}
-	name, namespace := false, key.Namespace == ""
-	for _, v := range l.values {
-		switch v := v.(type) {
-		case string:
-			name = name || v == key.Name
-			namespace = namespace || v == key.Namespace
-		case fmt.Stringer:
-			if v.String() == ref {
-				return true
-			}
-		}
-	}
-	return name && namespace
-}
-
-// errorSink hands everything to inner and records every error logged,
-// with the values of the logger it was logged through.
-type errorSink struct {
-	errs   *reconcileErrors
-	inner  logr.LogSink
-	values []any
-}
-
-func (s *errorSink) Init(logr.RuntimeInfo) {}
-
-func (s *errorSink) Enabled(level int) bool { return s.inner.Enabled(level) }
-
-func (s *errorSink) Info(level int, msg string, keysAndValues ...any) {
-	s.inner.Info(level, msg, keysAndValues...)
-}
-
-func (s *errorSink) Error(err error, msg string, keysAndValues ...any) {
-	s.errs.mu.Lock()
-	s.errs.logged = append(s.errs.logged, loggedError{
-		text:   fmt.Sprintf("%s: %v", msg, err),
-		values: append(slices.Clone(s.values), valuesOf(keysAndValues)...),
-	})
-	s.errs.mu.Unlock()
-	s.inner.Error(err, msg, keysAndValues...)
-}
-
-func (s *errorSink) WithValues(keysAndValues ...any) logr.LogSink {
-	out := *s
-	out.inner = s.inner.WithValues(keysAndValues...)
-	out.values = append(slices.Clone(s.values), valuesOf(keysAndValues)...)
-	return &out
-}
-
-func (s *errorSink) WithName(name string) logr.LogSink {
-	out := *s
-	out.inner = s.inner.WithName(name)
-	return &out
-}
-
-// valuesOf returns the values of key-value pairs.
-func valuesOf(keysAndValues []any) []any {
-	values := make([]any, 0, len(keysAndValues)/2)
-	for i := 1; i < len(keysAndValues); i += 2 {
-		values = append(values, keysAndValues[i])
-	}
-	return values
 }

@@ -2,20 +2,24 @@ package testutil
 
 import (
 	"errors"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // The Deletion case tells which object a logged error is about from the
 // values of its logger, whatever the keys they are logged under: a renamed
 // key cannot hide an error about the parent.
 func TestLoggedErrorsAreAboutTheObjectTheirValuesName(t *testing.T) {
-	errs := newReconcileErrors()
+	errs := newManagerLog()
 	opts := &ctrl.Options{Logger: funcr.New(func(string, string) {}, funcr.Options{})}
 	errs.option(opts)
 	log := opts.Logger.WithName("test")
@@ -61,5 +65,142 @@ func TestLoggedErrorsAreAboutTheObjectTheirValuesName(t *testing.T) {
 	}
 	if cluster := (loggedError{values: []any{klog.KRef("", "c")}}); !cluster.about(types.NamespacedName{Name: "c"}) {
 		t.Errorf("an error about cluster-scoped c is not about it")
+	}
+}
+
+// An adapter that says too little is refused before any case runs: a case
+// declared not to apply must say why, and a case that applies must have
+// what it needs.
+func TestConformanceKindProblems(t *testing.T) {
+	child := func(change func(*ConformanceChild)) ConformanceChild {
+		ch := ConformanceChild{
+			Kind:    "ConfigMap",
+			Child:   func(client.Object) (client.ObjectKey, client.Object) { return client.ObjectKey{}, nil },
+			Foreign: func(client.ObjectKey) client.Object { return nil },
+			Tamper:  func(client.Object) {},
+			Field:   func(client.Object) string { return "" },
+		}
+		change(&ch)
+		return ch
+	}
+	kind := func(children ...ConformanceChild) ConformanceKind {
+		return ConformanceKind{Suite: &Suite{}, Controller: "c", New: func(string) client.Object { return nil },
+			Children: children}
+	}
+	tests := []struct {
+		name string
+		kind ConformanceKind
+		want []string
+	}{
+		{"a childless kind", kind(), nil},
+		{"every case applies", kind(child(func(*ConformanceChild) {})), nil},
+		{"the cases that do not apply say why", kind(child(func(ch *ConformanceChild) {
+			ch.Foreign, ch.Tamper, ch.Field = nil, nil, nil
+			ch.DoesNotApply = map[ConformanceCase]string{CaseConflict: "theirs", CaseChildChanged: "theirs"}
+		})), nil},
+		{"no why", kind(child(func(ch *ConformanceChild) {
+			ch.Foreign = nil
+			ch.DoesNotApply = map[ConformanceCase]string{CaseConflict: " "}
+		})), []string{"ConfigMap: DoesNotApply[Conflict] must say why the case does not apply"}},
+		{"no such case", kind(child(func(ch *ConformanceChild) {
+			ch.DoesNotApply = map[ConformanceCase]string{"Restart": "no"}
+		})), []string{`ConfigMap: DoesNotApply names "Restart", which is no case`}},
+		{"Conflict applies without Foreign", kind(child(func(ch *ConformanceChild) { ch.Foreign = nil })),
+			[]string{"ConfigMap: Foreign is set exactly when Conflict applies"}},
+		{"Foreign for a case that does not apply", kind(child(func(ch *ConformanceChild) {
+			ch.DoesNotApply = map[ConformanceCase]string{CaseConflict: "theirs"}
+		})), []string{"ConfigMap: Foreign is set exactly when Conflict applies"}},
+		{"ChildChanged applies without Tamper", kind(child(func(ch *ConformanceChild) { ch.Tamper, ch.Field = nil, nil })),
+			[]string{"ConfigMap: Tamper and Field are set exactly when ChildChanged applies"}},
+		{"Change without Changed", kind(child(func(ch *ConformanceChild) { ch.Change = func(client.Object) {} })),
+			[]string{"ConfigMap: Change and Changed go together"}},
+		{"two children of a kind", kind(child(func(*ConformanceChild) {}), child(func(*ConformanceChild) {})),
+			[]string{"ConfigMap: two children of that Kind"}},
+		{"no Child", kind(child(func(ch *ConformanceChild) { ch.Child = nil })), []string{"ConfigMap: Child is required"}},
+		{"an unadapted child says why", ConformanceKind{Suite: &Suite{}, Controller: "c",
+			New: func(string) client.Object { return nil }, Unadapted: []UnadaptedChild{{Child: &corev1.ConfigMap{}}}},
+			[]string{"Unadapted[0]: Child and Why are required"}},
+		{"no controller", ConformanceKind{Suite: &Suite{}, New: func(string) client.Object { return nil }},
+			[]string{"Suite, Controller and New are required"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.kind.problems(); !slices.Equal(got, tt.want) {
+				t.Errorf("problems() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A reconcile that asked to run again is pending until a reconcile of the
+// same object by the same controller ends at or after the time it asked
+// for; the cases that show an event brings a reconcile wait for none.
+func TestRequeuePendingUntilAReconcileEndsAfterIt(t *testing.T) {
+	log := newManagerLog()
+	opts := &ctrl.Options{Logger: funcr.New(func(string, string) {}, funcr.Options{Verbosity: 0})}
+	log.option(opts)
+	key := types.NamespacedName{Namespace: "ns", Name: "parent"}
+	of := func(controller string, key types.NamespacedName) logr.Logger {
+		return opts.Logger.WithValues("controller", controller, "namespace", key.Namespace, "name", key.Name)
+	}
+	if log.requeuePending("c", key) {
+		t.Fatal("pending before any reconcile")
+	}
+	of("c", key).V(5).Info("Reconcile successful")
+	if log.requeuePending("c", key) {
+		t.Fatal("pending after a reconcile that asked for nothing")
+	}
+	of("c", key).V(5).Info(requeueing + "1h0m0s")
+	of("c", types.NamespacedName{Namespace: "ns", Name: "other"}).V(5).Info("Reconcile successful")
+	of("other-controller", key).V(5).Info("Reconcile successful")
+	if !log.requeuePending("c", key) {
+		t.Fatal("not pending after a reconcile that asked to run again in an hour")
+	}
+	of("c", key).V(5).Info(requeueing + "1ms")
+	if !log.requeuePending("c", key) {
+		t.Fatal("a shorter requeue hides the hour one still due")
+	}
+	log.mu.Lock()
+	for i := range log.ends {
+		log.ends[i].requeue = log.ends[i].requeue.Add(-2 * time.Hour)
+	}
+	log.mu.Unlock()
+	of("c", key).V(5).Info("Reconcile successful")
+	if log.requeuePending("c", key) {
+		t.Fatal("pending after a reconcile ended past the time asked for")
+	}
+}
+
+// A reconcile counts as started after a moment only if its "Reconciling"
+// came after it: one under way then does not show the queue was drained.
+func TestReconciledSinceCountsReconcilesStartedSince(t *testing.T) {
+	log := newManagerLog()
+	opts := &ctrl.Options{Logger: funcr.New(func(string, string) {}, funcr.Options{})}
+	log.option(opts)
+	key := types.NamespacedName{Namespace: "ns", Name: "parent"}
+	reconcile := func(id string) logr.Logger {
+		return opts.Logger.WithValues("controller", "c", "namespace", key.Namespace, "name", key.Name,
+			"reconcileID", types.UID(id))
+	}
+	before := reconcile("before")
+	before.V(5).Info("Reconciling")
+	log.mu.Lock()
+	since := log.started["before"].Add(time.Nanosecond)
+	log.mu.Unlock()
+	before.V(5).Info("Reconcile successful")
+	if log.reconciledSince("c", key, since) {
+		t.Fatal("a reconcile started before counts")
+	}
+	after := reconcile("after")
+	after.V(5).Info("Reconciling")
+	if log.reconciledSince("c", key, since) {
+		t.Fatal("a reconcile under way counts")
+	}
+	after.V(5).Info("Reconcile successful")
+	if !log.reconciledSince("c", key, since) {
+		t.Fatal("a reconcile started since and ended does not count")
+	}
+	if log.reconciledSince("other", key, since) || log.reconciledSince("c", types.NamespacedName{Name: "x"}, since) {
+		t.Fatal("counts for another controller or object")
 	}
 }

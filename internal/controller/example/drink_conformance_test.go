@@ -28,38 +28,42 @@ import (
 	"sunstrider.cn/operator/internal/testutil"
 )
 
-// TestDrinkConformance runs the behaviour every kind with a child shares
-// (testutil.Conformance) against the Drink and its ConfigMap, in one
-// namespace. Its Restart case runs drinkZeroWritesAtSteadyState too.
+// TestDrinkConformance runs the behaviour every kind shares
+// (testutil.Conformance) against the Drink and its one child, its
+// ConfigMap, in one namespace. Its Restart case runs
+// drinkZeroWritesAtSteadyState too.
 func TestDrinkConformance(t *testing.T) {
 	ns := testutil.Namespace(t, suite.Client)
 	testutil.Conformance(t, testutil.ConformanceKind{
 		Suite:      suite,
-		Controller: "example-drink",
+		Controller: ControllerName,
 		New: func(name string) client.Object {
 			return &examplev1.Drink{
 				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 				Spec:       examplev1.DrinkSpec{Name: "Conformance", Drink: "tea"},
 			}
 		},
-		Child: func(parent client.Object) (client.ObjectKey, client.Object) {
-			return client.ObjectKeyFromObject(parent), &corev1.ConfigMap{}
-		},
-		Foreign: func(key client.ObjectKey) client.Object {
-			return &corev1.ConfigMap{
-				ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
-				Data:       map[string]string{"theirs": "yes"},
-			}
-		},
-		Change: func(parent client.Object) { parent.(*examplev1.Drink).Spec.Drink = "coffee" },
-		Changed: func(g Gomega, child client.Object) {
-			g.Expect(child.(*corev1.ConfigMap).Data).To(HaveKeyWithValue(configMapKeyDrink, "coffee"))
-		},
-		Tamper: func(child client.Object) { child.(*corev1.ConfigMap).Data[configMapKeyDrink] = "tampered" },
-		Field:  func(child client.Object) string { return child.(*corev1.ConfigMap).Data[configMapKeyDrink] },
-		Reported: func(g Gomega, parent client.Object) {
-			g.Expect(parent.(*examplev1.Drink).Status.ConfigMapName).To(Equal(parent.GetName()))
-		},
+		Children: []testutil.ConformanceChild{{
+			Kind: "ConfigMap",
+			Child: func(parent client.Object) (client.ObjectKey, client.Object) {
+				return client.ObjectKeyFromObject(parent), &corev1.ConfigMap{}
+			},
+			Foreign: func(key client.ObjectKey) client.Object {
+				return &corev1.ConfigMap{
+					ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
+					Data:       map[string]string{"theirs": "yes"},
+				}
+			},
+			Change: func(parent client.Object) { parent.(*examplev1.Drink).Spec.Drink = "coffee" },
+			Changed: func(g Gomega, child client.Object) {
+				g.Expect(child.(*corev1.ConfigMap).Data).To(HaveKeyWithValue(configMapKeyDrink, "coffee"))
+			},
+			Tamper: func(child client.Object) { child.(*corev1.ConfigMap).Data[configMapKeyDrink] = "tampered" },
+			Field:  func(child client.Object) string { return child.(*corev1.ConfigMap).Data[configMapKeyDrink] },
+			Reported: func(g Gomega, parent client.Object) {
+				g.Expect(parent.(*examplev1.Drink).Status.ConfigMapName).To(Equal(parent.GetName()))
+			},
+		}},
 		Restarted:   func() { writes = suite.Writes },
 		SteadyState: drinkZeroWritesAtSteadyState,
 	})
