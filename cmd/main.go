@@ -489,24 +489,24 @@ func setupControllers(mgr ctrl.Manager, live *liveConfig) error {
 	recorder := mgr.GetEventRecorder("sunstrider-operator")
 	enabled := live.started.Controllers
 	reconcilers := map[string]interface{ SetupWithManager(ctrl.Manager) error }{
-		"apps-application": &appscontroller.ApplicationReconciler{
+		appscontroller.ControllerName: &appscontroller.ApplicationReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
 			Settings: live.holder,
 		},
-		"poc-mycustomresource": &poccontroller.MyCustomResourceReconciler{
+		poccontroller.ControllerName: &poccontroller.MyCustomResourceReconciler{
 			Client: mgr.GetClient(), Recorder: recorder,
 		},
-		"webapp-guestbook": &webappcontroller.GuestbookReconciler{
+		webappcontroller.ControllerName: &webappcontroller.GuestbookReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
 			Settings: live.holder,
 		},
-		"example-drink": &examplecontroller.DrinkReconciler{
+		examplecontroller.ControllerName: &examplecontroller.DrinkReconciler{
 			Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Recorder: recorder,
 		},
 	}
 	for name, on := range map[string]bool{
-		"apps-application": enabled.Application, "poc-mycustomresource": enabled.MyCustomResource,
-		"webapp-guestbook": enabled.Guestbook, "example-drink": enabled.Drink,
+		appscontroller.ControllerName: enabled.Application, poccontroller.ControllerName: enabled.MyCustomResource,
+		webappcontroller.ControllerName: enabled.Guestbook, examplecontroller.ControllerName: enabled.Drink,
 	} {
 		if !on {
 			setupLog.Info("Controller disabled by the OperatorConfiguration", "controller", name)
