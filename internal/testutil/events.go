@@ -39,7 +39,7 @@ func ByRelated(e eventsv1.Event) string {
 
 // ExpectEmissions waits until events shows want (Emissions by key), no
 // Event of them written more than once through writes (the running
-// manager's), and expects both to hold for 3 s. The recorder sends an
+// manager's), and expects both to hold for 1 s. The recorder sends an
 // Event, and a repeat's series, in the background: one look could come
 // before the repeat. A repeat that comes while the first Event's create is
 // still under way reaches the API server only after a retry (10 s); its
@@ -57,7 +57,7 @@ func ExpectEmissions(g gomega.Gomega, writes *WriteCounter, events func(gomega.G
 		}
 	}
 	g.Eventually(emitted).Should(gomega.Succeed())
-	g.Consistently(emitted, "3s").Should(gomega.Succeed())
+	g.Consistently(emitted, "1s").Should(gomega.Succeed())
 }
 
 // eventNamed selects the writes of the Event ns/name: its create, and the
