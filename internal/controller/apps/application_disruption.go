@@ -37,9 +37,10 @@ func (r *ApplicationReconciler) reconcileAutoscaler(ctx context.Context, s *appl
 // ensureOrDelete makes an optional child of the Application hold desired
 // through s.children and returns it as last seen; when desired is nil (its
 // field removed), it deletes the child of live's type the Application
-// made, if any, giving why: one of the name it did not make is left alone,
-// and is no conflict when none is asked for. live is an empty object of
-// the child's type.
+// made, if any, giving why, and returns it only when it is still there
+// (its deletion refused, or already under way): one of the name it did
+// not make is left alone, and is no conflict when none is asked for. live
+// is an empty object of the child's type.
 func ensureOrDelete(ctx context.Context, s *applicationScope, desired, live client.Object, why string) (client.Object, error) {
 	if desired != nil {
 		return s.children.Ensure(ctx, desired, live)
@@ -48,5 +49,9 @@ func ensureOrDelete(ctx context.Context, s *applicationScope, desired, live clie
 	if err != nil || !found || conflict != "" {
 		return nil, err
 	}
-	return nil, s.children.Delete(ctx, live, why)
+	deleted := len(s.children.Deleted)
+	if err := s.children.Delete(ctx, live, why); err != nil || len(s.children.Deleted) > deleted {
+		return nil, err
+	}
+	return live, nil
 }

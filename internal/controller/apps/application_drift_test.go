@@ -2,6 +2,7 @@ package apps
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -184,7 +185,30 @@ func TestRefusedApplyKeepsTheLiveChildInTheStatus(t *testing.T) {
 // update of a Deployment that changes a container image, with a 403.
 func denyImageChanges(t *testing.T, g Gomega, ns string) {
 	ctx := context.Background()
-	name := "freeze-images-" + ns
+	denyWrites(t, g, "freeze-images-"+ns, ns, admissionregistrationv1.Update,
+		admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+		"object.spec.template.spec.containers.map(c, c.image) == oldObject.spec.template.spec.containers.map(c, c.image)",
+		"images are frozen", func() error {
+			// The policy is in force once a dry-run image change is refused.
+			list := &appsv1.DeploymentList{}
+			if err := k8sClient.List(ctx, list, client.InNamespace(ns)); err != nil || len(list.Items) == 0 {
+				return fmt.Errorf("no Deployment to probe with: %v", err)
+			}
+			probe := list.Items[0].DeepCopy()
+			probe.Spec.Template.Spec.Containers[0].Image = "probe:1"
+			return k8sClient.Update(ctx, probe, client.DryRunAll)
+		})
+}
+
+// denyWrites makes the API server refuse (Forbidden, with message) the
+// operation op of rule's resources in namespace ns that expression does
+// not allow, with a ValidatingAdmissionPolicy and its binding named name,
+// and waits until probe, a dry run of such a write, is refused. The
+// returned function lifts the refusal and waits until probe is accepted;
+// the end of the test lifts it too.
+func denyWrites(t *testing.T, g Gomega, name, ns string, op admissionregistrationv1.OperationType,
+	rule admissionregistrationv1.Rule, expression, message string, probe func() error) (lift func()) {
+	ctx := context.Background()
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
@@ -192,21 +216,13 @@ func denyImageChanges(t *testing.T, g Gomega, ns string) {
 			MatchConstraints: &admissionregistrationv1.MatchResources{
 				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
 					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"},
-						},
-					},
+						Operations: []admissionregistrationv1.OperationType{op}, Rule: rule},
 				}},
 			},
 			Validations: []admissionregistrationv1.Validation{{
-				Expression: "object.spec.template.spec.containers.map(c, c.image) == oldObject.spec.template.spec.containers.map(c, c.image)",
-				Message:    "images are frozen",
-				Reason:     new(metav1.StatusReasonForbidden),
-			}},
+				Expression: expression, Message: message, Reason: new(metav1.StatusReasonForbidden)}},
 		},
 	}
-	g.Expect(k8sClient.Create(ctx, policy)).To(Succeed())
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
@@ -217,19 +233,20 @@ func denyImageChanges(t *testing.T, g Gomega, ns string) {
 			}},
 		},
 	}
+	g.Expect(k8sClient.Create(ctx, policy)).To(Succeed())
 	g.Expect(k8sClient.Create(ctx, binding)).To(Succeed())
-	t.Cleanup(func() {
+	remove := func() {
 		_ = k8sClient.Delete(ctx, binding)
 		_ = k8sClient.Delete(ctx, policy)
-	})
-	// The policy is in force once a dry-run image change is refused.
+	}
+	t.Cleanup(remove)
 	g.Eventually(func(g Gomega) {
-		list := &appsv1.DeploymentList{}
-		g.Expect(k8sClient.List(ctx, list, client.InNamespace(ns))).To(Succeed())
-		g.Expect(list.Items).NotTo(BeEmpty())
-		probe := list.Items[0].DeepCopy()
-		probe.Spec.Template.Spec.Containers[0].Image = "probe:1"
-		err := k8sClient.Update(ctx, probe, client.DryRunAll)
+		err := probe()
 		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "policy not in force yet: %v", err)
+		g.Expect(err.Error()).To(ContainSubstring(message))
 	}).Should(Succeed())
+	return func() {
+		remove()
+		g.Eventually(probe).Should(Succeed())
+	}
 }

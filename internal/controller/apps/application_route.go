@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
@@ -56,22 +55,12 @@ func (r *ApplicationReconciler) deleteRoute(ctx context.Context, s *applicationS
 	if !hadRoute && (r.routes == nil || !r.routes.Started()) {
 		return nil
 	}
-	live := &gatewayv1.HTTPRoute{}
-	found, conflict, err := s.children.Applier.Observe(ctx, s.app.UID, client.ObjectKeyFromObject(s.app), live)
+	obj, err := ensureOrDelete(ctx, s, nil, &gatewayv1.HTTPRoute{}, "spec.route was removed")
 	if meta.IsNoMatchError(err) {
 		return nil
 	}
-	if err != nil || !found || conflict != "" {
-		return err
-	}
-	deleted := len(s.children.Deleted)
-	if err := s.children.Delete(ctx, live, "spec.route was removed"); err != nil {
-		return err
-	}
-	if len(s.children.Deleted) == deleted {
-		s.route = live
-	}
-	return nil
+	s.route, _ = obj.(*gatewayv1.HTTPRoute)
+	return err
 }
 
 // desiredRoute is the HTTPRoute app asks for, to svc, its Service.

@@ -74,58 +74,13 @@ func TestRefusedServiceDeletionShowsInTheStatus(t *testing.T) {
 	}).Should(Succeed())
 }
 
-// pinServices makes the API server refuse (Forbidden) the deletion of svc,
-// with a ValidatingAdmissionPolicy, and waits until it does. The returned
-// function lifts the refusal.
+// pinServices makes the API server refuse (Forbidden) the deletion of
+// the Services of svc's namespace, and waits until it does (denyWrites).
+// The returned function lifts the refusal.
 func pinServices(t *testing.T, g Gomega, svc *corev1.Service) (lift func()) {
-	ctx := context.Background()
-	name := "pin-services-" + svc.Namespace
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: new(admissionregistrationv1.Fail),
-			MatchConstraints: &admissionregistrationv1.MatchResources{
-				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Delete},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"services"},
-						},
-					},
-				}},
-			},
-			Validations: []admissionregistrationv1.Validation{{
-				Expression: "false",
-				Message:    "services are pinned",
-				Reason:     new(metav1.StatusReasonForbidden),
-			}},
-		},
-	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{corev1.LabelMetadataName: svc.Namespace},
-			}},
-		},
-	}
-	g.Expect(k8sClient.Create(ctx, policy)).To(Succeed())
-	g.Expect(k8sClient.Create(ctx, binding)).To(Succeed())
-	lift = func() {
-		g.Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, binding))).To(Succeed())
-		g.Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, policy))).To(Succeed())
-		// Lifted once a dry-run deletion is accepted.
-		g.Eventually(func() error { return k8sClient.Delete(ctx, svc.DeepCopy(), client.DryRunAll) }).Should(Succeed())
-	}
-	t.Cleanup(func() {
-		_ = k8sClient.Delete(ctx, binding)
-		_ = k8sClient.Delete(ctx, policy)
-	})
-	g.Eventually(func(g Gomega) {
-		err := k8sClient.Delete(ctx, svc.DeepCopy(), client.DryRunAll)
-		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "policy not in force yet: %v", err)
-	}).Should(Succeed())
-	return lift
+	return denyWrites(t, g, "pin-services-"+svc.Namespace, svc.Namespace, admissionregistrationv1.Delete,
+		admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"services"}},
+		"false", "services are pinned", func() error {
+			return k8sClient.Delete(context.Background(), svc.DeepCopy(), client.DryRunAll)
+		})
 }
