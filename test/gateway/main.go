@@ -34,6 +34,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -99,13 +100,21 @@ func main() {
 			}
 		}
 	}()
-	srv := &http.Server{Addr: *listen, Handler: g, ReadHeaderTimeout: 5 * time.Second}
+	// Bound before its address is told: with -listen 127.0.0.1:0 the
+	// caller learns the port the kernel gave, which no one else can take
+	// in between (stdout's first line: "serving on ADDRESS").
+	l, err := net.Listen("tcp", *listen)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := &http.Server{Handler: g, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
-	log.Printf("serving on %s for %s", *listen, *controller)
-	if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+	fmt.Printf("serving on %s\n", l.Addr())
+	log.Printf("serving on %s for %s", l.Addr(), *controller)
+	if err := srv.Serve(l); err != nil && err != http.ErrServerClosed {
 		log.Fatal(err)
 	}
 }
@@ -124,10 +133,18 @@ func (g *gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	g.mu.RUnlock()
 	if best == nil {
-		http.Error(w, "no route", http.StatusNotFound)
+		http.Error(w, "no route for "+host+r.URL.Path, http.StatusNotFound)
 		return
 	}
-	httputil.NewSingleHostReverseProxy(best.target).ServeHTTP(w, r)
+	proxy := httputil.NewSingleHostReverseProxy(best.target)
+	// Straight to the Service: a proxy of the environment is not on the
+	// way to a cluster IP.
+	proxy.Transport = &http.Transport{Proxy: nil}
+	proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		log.Printf("%s %s%s -> %s: %v", r.Method, r.Host, r.URL.Path, best.target, err)
+		http.Error(w, "backend: "+err.Error(), http.StatusBadGateway)
+	}
+	proxy.ServeHTTP(w, r)
 }
 
 // sync accepts this controller's classes, Gateways and their routes, and

@@ -3,9 +3,9 @@
 package node
 
 import (
+	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -46,15 +46,18 @@ func TestRouteCarriesTrafficThroughAGateway(t *testing.T) {
 		"crd/gateways.gateway.networking.k8s.io", "crd/gatewayclasses.gateway.networking.k8s.io", "--timeout=60s")
 	g.Expect(err).NotTo(HaveOccurred())
 
-	// The gateway, on a free port of the host.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	// The gateway, on a port of the host the kernel picks: it says which.
+	gw := exec.Command(filepath.Join(root, "bin", "test-gateway"), "-listen", "127.0.0.1:0")
+	stdout, err := gw.StdoutPipe()
 	g.Expect(err).NotTo(HaveOccurred())
-	addr := l.Addr().String()
-	g.Expect(l.Close()).To(Succeed())
-	gw := exec.Command(filepath.Join(root, "bin", "test-gateway"), "-listen", addr)
-	gw.Stdout, gw.Stderr = os.Stdout, os.Stderr
+	gw.Stderr = os.Stderr
 	g.Expect(gw.Start()).To(Succeed())
 	t.Cleanup(func() { _ = gw.Process.Kill(); _ = gw.Wait() })
+	first, err := bufio.NewReader(stdout).ReadString('\n')
+	g.Expect(err).NotTo(HaveOccurred())
+	addr := strings.TrimSpace(strings.TrimPrefix(first, "serving on "))
+	g.Expect(addr).To(HavePrefix("127.0.0.1:"))
+	go func() { _, _ = io.Copy(os.Stdout, stdout) }()
 
 	class := &gatewayv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "test-" + ns},
 		Spec: gatewayv1.GatewayClassSpec{ControllerName: "sunstrider.local/test-gateway"}}
@@ -78,7 +81,7 @@ func TestRouteCarriesTrafficThroughAGateway(t *testing.T) {
 			return "", err
 		}
 		req.Host = host
-		resp, err := (&http.Client{Timeout: 2 * time.Second}).Do(req)
+		resp, err := (&http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{Proxy: nil}}).Do(req)
 		if err != nil {
 			return "", err
 		}
