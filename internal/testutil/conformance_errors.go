@@ -83,25 +83,26 @@ func (e *managerLog) about(n int, key types.NamespacedName) []string {
 	return about
 }
 
-// requeuePending tells whether controller's last reconcile of key to ask
-// to run again after a delay (a child it vouches for, a status write put
-// off) did so for a time no reconcile of key has ended at or after yet.
+// requeuePending tells whether controller's last reconcile of key to end
+// asked to run again after a delay (a child it vouches for, a status write
+// put off). controller-runtime's priority queue holds one entry per
+// object: a reconcile's ask replaces an earlier one still waiting, and an
+// event for the object makes it ready at once, so that the reconcile it
+// brings, ending later, speaks for the queue; an ask made before that is
+// no longer due.
 func (e *managerLog) requeuePending(controller string, key types.NamespacedName) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var due, last time.Time
+	var last reconcileEnd
 	for _, end := range e.ends {
 		if !slices.Contains(end.values, any(controller)) || !about(end.values, key) {
 			continue
 		}
-		if end.requeue.After(due) {
-			due = end.requeue
-		}
-		if end.at.After(last) {
-			last = end.at
+		if !end.at.Before(last.at) {
+			last = end
 		}
 	}
-	return last.Before(due)
+	return !last.requeue.IsZero()
 }
 
 // reconciledSince tells whether a reconcile of key by controller that
