@@ -5,8 +5,11 @@
 #   - the webhook configurations (config/webhook/manifests.yaml),
 #   - the manager's ClusterRole and namespaced Role (config/rbac/role.yaml),
 #   - the admin/editor/viewer helper ClusterRoles (config/rbac/*_role.yaml),
-#   - the ValidatingAdmissionPolicy confining the manager's Pod patches and
-#     its binding (config/rbac/manager_pod_policy.yaml).
+#   - the ClusterRole (and binding) of the manager's CA injection
+#     (config/rbac/ca_injection_role.yaml),
+#   - the ValidatingAdmissionPolicies confining the manager's Pod patches and
+#     its other writes, and their bindings (config/rbac/manager_pod_policy.yaml,
+#     config/rbac/manager_write_policy.yaml).
 # They are taken from `kustomize build config/default` (names already carry
 # the sunstrider-operator- prefix) and written one object per file into
 # dist/chart/files/generated/, which the chart's templates read with
@@ -43,7 +46,8 @@ awk -v dir="$tmp/generated" '
     if (k == "MutatingWebhookConfiguration" || k == "ValidatingWebhookConfiguration") return 1
     if ((k == "ClusterRole" || k == "Role") && nm == "sunstrider-operator-manager-role") return 1
     if (k == "ClusterRole" && nm ~ /-(admin|editor|viewer)-role$/) return 1
-    if ((k == "ValidatingAdmissionPolicy" || k == "ValidatingAdmissionPolicyBinding") && nm == "sunstrider-operator-manager-pod-writes") return 1
+    if ((k == "ClusterRole" || k == "ClusterRoleBinding") && nm ~ /^sunstrider-operator-ca-injection-role(binding)?$/) return 1
+    if ((k == "ValidatingAdmissionPolicy" || k == "ValidatingAdmissionPolicyBinding") && nm ~ /^sunstrider-operator-manager-(pod-)?writes$/) return 1
     return 0
   }
   /^---$/ { flush(); next }

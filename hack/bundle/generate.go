@@ -57,9 +57,15 @@ const (
 	selfManagedCertSecret = "sunstrider-operator-webhook-server-cert"
 	managedByLabel        = "app.kubernetes.io/managed-by"
 
-	// podPolicy is the ValidatingAdmissionPolicy (and its binding)
-	// confining the manager's Pod patches, which the bundle leaves out.
-	podPolicy = "sunstrider-operator-manager-pod-writes"
+	// podPolicy and writePolicy are the ValidatingAdmissionPolicies (and
+	// their bindings) confining the manager's Pod patches and its other
+	// writes, which the bundle leaves out.
+	podPolicy   = "sunstrider-operator-manager-pod-writes"
+	writePolicy = "sunstrider-operator-manager-writes"
+	// caInjectionRole is the ClusterRole (and binding, its name +
+	// "binding") of the manager's CA injection: OLM injects the CA, so the
+	// bundle leaves it out.
+	caInjectionRole = "sunstrider-operator-ca-injection-role"
 
 	kindRole        = "Role"
 	kindClusterRole = "ClusterRole"
@@ -244,14 +250,24 @@ func classify(objs []*unstructured.Unstructured) (*classified, error) {
 			}
 			c.crds = append(c.crds, crd)
 			c.crdObjects = append(c.crdObjects, obj)
-		case kindRole, kindClusterRole:
+		case kindClusterRole, "ClusterRoleBinding":
+			if obj.GetName() == caInjectionRole || obj.GetName() == caInjectionRole+"binding" {
+				// OLM injects the CA (the bundle runs --cert-mode=external).
+				continue
+			}
+			if obj.GetKind() == "ClusterRoleBinding" {
+				bindings = append(bindings, obj)
+				continue
+			}
+			fallthrough
+		case kindRole:
 			var role rbacv1.ClusterRole
 			if err := fromUnstructured(obj, &role); err != nil {
 				return nil, err
 			}
 			c.roles[obj.GetKind()+"/"+obj.GetName()] = role.Rules
 			others = append(others, obj)
-		case "RoleBinding", "ClusterRoleBinding":
+		case "RoleBinding":
 			bindings = append(bindings, obj)
 		case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
 			c.webhooks = append(c.webhooks, obj)
@@ -261,7 +277,7 @@ func classify(objs []*unstructured.Unstructured) (*classified, error) {
 			// OLM installs into a namespace the user (or the console) made and
 			// creates the CSV's service accounts itself.
 		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
-			if obj.GetName() != podPolicy {
+			if obj.GetName() != podPolicy && obj.GetName() != writePolicy {
 				return nil, fmt.Errorf("config/default has the %s %s, which an OLM bundle cannot hold", obj.GetKind(),
 					obj.GetName())
 			}

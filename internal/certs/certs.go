@@ -42,19 +42,21 @@ import (
 // The certificate Secret lives in the operator's own namespace only; the
 // webhook configurations and CRDs are updated to carry the CA bundle.
 //
-// update is granted on the operator's own objects only (resourceNames: the
-// names cmd/main.go passes in Options, which config/default's namePrefix and
-// the chart give the deployed objects; internal/rbac's tests check they
-// agree). get, list and watch cannot be narrowed so: cert-controller's
-// informers list and watch every object of each kind, with no field
-// selector, and RBAC authorizes a list or watch limited by resourceNames only
-// when the request selects metadata.name (docs/security.md, "Roles").
+// get, list and watch are generated here; update is not: it is granted by
+// config/rbac/ca_injection_role.yaml, a ClusterRole of its own, so that the
+// installs where the manager injects no CA (cert-manager, OLM) leave it out
+// whole. It names the operator's own objects only (resourceNames: the names
+// cmd/main.go passes in Options, which config/default's namePrefix and the
+// chart give the deployed objects; internal/rbac's tests check they agree),
+// and config/rbac/manager_write_policy.yaml lets it change only their
+// caBundle fields. get, list and watch cannot be narrowed so:
+// cert-controller's informers list and watch every object of each kind,
+// with no field selector, and RBAC authorizes a list or watch limited by
+// resourceNames only when the request selects metadata.name
+// (docs/security.md, "Roles").
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations;mutatingwebhookconfigurations,verbs=get;list;watch
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=update,resourceNames=sunstrider-operator-mutating-webhook-configuration
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,verbs=update,resourceNames=sunstrider-operator-validating-webhook-configuration
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=update,resourceNames=drinks.example.com
 
 const (
 	certName = "tls.crt"

@@ -89,6 +89,12 @@ func TestHelmInstallUpgradeTestUninstall(t *testing.T) {
 		"request.userInfo.username == 'system:serviceaccount:" + helmNamespace + ":" + serviceAccount + "'"))
 	g.Expect(mustSh(t, nil, kubectl, "get", "validatingadmissionpolicybinding", podPolicy,
 		"-o", "jsonpath={.spec.policyName}")).To(Equal(podPolicy))
+	// So does the one confining its other writes (rbac.confineWrites).
+	g.Expect(mustSh(t, nil, kubectl, "get", "validatingadmissionpolicy", writePolicy,
+		"-o", "jsonpath={.spec.matchConditions[*].expression}")).To(Equal(
+		"request.userInfo.username == 'system:serviceaccount:" + helmNamespace + ":" + serviceAccount + "'"))
+	g.Expect(mustSh(t, nil, kubectl, "get", "validatingadmissionpolicybinding", writePolicy,
+		"-o", "jsonpath={.spec.policyName}")).To(Equal(writePolicy))
 	for _, name := range chartCRDs {
 		crd := customResourceDefinition(g, name)
 		g.Expect(crd.GetAnnotations()).To(HaveKeyWithValue("meta.helm.sh/release-name", helmRelease), name)

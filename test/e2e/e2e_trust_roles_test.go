@@ -262,11 +262,16 @@ func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 	expectAnswers(t, questions)
 
 	expectPodPatchesConfined(t, g)
+	expectWritesConfined(t, g)
 }
 
 // podPolicy is the shipped ValidatingAdmissionPolicy (and binding)
 // confining the manager's Pod patches (config/rbac/manager_pod_policy.yaml).
 const podPolicy = "sunstrider-operator-manager-pod-writes"
+
+// writePolicy is the shipped ValidatingAdmissionPolicy (and binding)
+// confining the manager's other writes (config/rbac/manager_write_policy.yaml).
+const writePolicy = "sunstrider-operator-manager-writes"
 
 // expectPodPatchesConfined patches, as the operator's ServiceAccount, a Pod
 // in kube-system that no Guestbook made: RBAC lets the patch through (can-i
@@ -311,6 +316,64 @@ spec:
 	labels := mustSh(t, nil, kubectl, "get", "pod", probe, "-n", "kube-system", "-o",
 		`jsonpath={.metadata.labels.app}/{.metadata.labels.webapp\.my\.domain/role}`)
 	g.Expect(labels).To(Equal(probe+"/"), "the probe Pod's app label is as created, and it has no role")
+}
+
+// expectWritesConfined writes, as the operator's ServiceAccount, objects
+// RBAC lets it write but it did not make (a ConfigMap and a Service in
+// kube-system, a Service without its owner) and a webhook configuration's
+// rules: the shipped write policy refuses each, naming its rule. The
+// writes are server-side dry runs (admission runs, nothing is stored), so
+// that a policy that let one through changes nothing. What the policy lets
+// through, the operator's own children, is what the rest of the suite sees
+// the operator make.
+func expectWritesConfined(t *testing.T, g *WithT) {
+	t.Helper()
+	g.Eventually(func(g Gomega) {
+		out := mustSh(t, nil, kubectl, "get", "validatingadmissionpolicy", writePolicy, "-o",
+			"jsonpath={.metadata.generation} {.status.observedGeneration} {.status.typeChecking}")
+		fields := strings.SplitN(out, " ", 3)
+		g.Expect(fields).To(HaveLen(3))
+		g.Expect(fields[1]).To(Equal(fields[0]), "the policy's status is current")
+		g.Expect(fields[2]).NotTo(ContainSubstring("expressionWarnings"))
+	}, 30*time.Second).Should(Succeed())
+
+	const probe = "operator-write-policy-probe"
+	mustSh(t, []byte(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: `+probe+`, namespace: kube-system}
+data: {k: v}
+`), kubectl, "apply", "-f", "-")
+	t.Cleanup(func() { _, _ = sh(t, nil, kubectl, "delete", "configmap", probe, "-n", "kube-system") })
+	// RBAC grants the CA injection update, not patch: the webhook
+	// configuration is replaced, with a rule widened.
+	webhook := mustSh(t, nil, kubectl, "get", "validatingwebhookconfiguration",
+		"sunstrider-operator-validating-webhook-configuration", "-o", "json")
+	widened := strings.Replace(webhook, `"resources": [`, `"resources": ["*", `, 1)
+	g.Expect(widened).NotTo(Equal(webhook))
+	for _, write := range []struct {
+		args    []string
+		stdin   string
+		message string
+	}{
+		{[]string{"create", "configmap", probe + "-new", "-n", "kube-system", "--from-literal=k=v"}, "",
+			"the operator may create an object only with the label"},
+		{[]string{"patch", "configmap", probe, "-n", "kube-system", "--type=merge", "-p", `{"data":{"k":"changed"}}`}, "",
+			"the operator may update only an object it made"},
+		{[]string{"delete", "service", "kubernetes", "-n", "default"}, "",
+			"the operator may delete only an object it made"},
+		{[]string{"replace", "-f", "-"}, widened,
+			"the operator may change only the webhooks' clientConfig.caBundle"},
+	} {
+		args := append(write.args, "--as="+operatorSubject, "--dry-run=server")
+		var stdin []byte
+		if write.stdin != "" {
+			stdin = []byte(write.stdin)
+		}
+		out, err := sh(t, stdin, kubectl, args...)
+		g.Expect(err).To(HaveOccurred(), "kubectl %v was let through:\n%s", args, out)
+		g.Expect(out).To(ContainSubstring("ValidatingAdmissionPolicy '"+writePolicy+"'"), "kubectl %v", args)
+		g.Expect(out).To(ContainSubstring(write.message), "kubectl %v", args)
+	}
 }
 
 // placeholder names namespace as the golden files' header does.

@@ -252,11 +252,13 @@ func leftBehind() ([]string, error) {
 			return nil, err
 		}
 	}
-	policy := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy"}}
-	if err := add("ValidatingAdmissionPolicy "+podPolicy,
-		admin.Get(ctx(), client.ObjectKey{Name: podPolicy}, policy)); err != nil {
-		return nil, err
+	for _, name := range []string{podPolicy, writePolicy} {
+		policy := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy"}}
+		if err := add("ValidatingAdmissionPolicy "+name,
+			admin.Get(ctx(), client.ObjectKey{Name: name}, policy)); err != nil {
+			return nil, err
+		}
 	}
 	secrets := &corev1.SecretList{}
 	if err := admin.List(ctx(), secrets); err != nil {

@@ -100,8 +100,7 @@ func renderPodPolicy(t *testing.T, g *WithT) shippedPodPolicy {
 	sa := byKind["ServiceAccount"][0]
 	username := "system:serviceaccount:" + sa.GetNamespace() + ":" + sa.GetName()
 
-	g.Expect(byKind["ValidatingAdmissionPolicy"]).To(HaveLen(1))
-	policy := byKind["ValidatingAdmissionPolicy"][0]
+	policy := one("ValidatingAdmissionPolicy", "sunstrider-operator-manager-pod-writes")
 	binding := one("ValidatingAdmissionPolicyBinding", policy.GetName())
 	// The policy names the ServiceAccount the install creates: kustomize
 	// does not rewrite a CEL expression.
