@@ -12,7 +12,10 @@
 #
 # Usage: hack/bench-ab.sh BEFORE AFTER [PAIRS] [N]   (commits; PAIRS 5, N 1000)
 # Env: K8S_BIN, KWOK_BIN, KUSTOMIZE (as make sets them), AB_DIR (work
-# folder; default bin/bench-ab). No other bench cluster may be running.
+# folder; default bin/bench-ab), AB_BEFORE_ARGS and AB_AFTER_ARGS (extra
+# test/bench flags of each side, e.g. the same commit twice with
+# AB_BEFORE_ARGS=-service-account=rbac AB_AFTER_ARGS=-service-account=policies
+# weighs the admission policies). No other bench cluster may be running.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${K8S_BIN:?}" "${KWOK_BIN:?}" "${KUSTOMIZE:?}"
@@ -42,7 +45,7 @@ if ! "$root/hack/dev-cluster.sh" up >"$dir/cluster-up.log" 2>&1; then
 fi
 trap '"$root/hack/dev-cluster.sh" down >/dev/null 2>&1' EXIT
 
-echo "hack/bench-ab.sh: N=$n, the operator alone, before $(git -C "$root" rev-parse --short "$before"), after $(git -C "$root" rev-parse --short "$after"), $pairs pairs"
+echo "hack/bench-ab.sh: N=$n, the operator alone, before $(git -C "$root" rev-parse --short "$before")${AB_BEFORE_ARGS:+ ($AB_BEFORE_ARGS)}, after $(git -C "$root" rev-parse --short "$after")${AB_AFTER_ARGS:+ ($AB_AFTER_ARGS)}, $pairs pairs"
 echo "| run | converged s | manager CPU-s | kube-apiserver CPU-s | machine CPU-s | manager share |"
 echo "|---|---:|---:|---:|---:|---:|"
 for i in $(seq 1 "$pairs"); do
@@ -52,7 +55,7 @@ for i in $(seq 1 "$pairs"); do
     log=$dir/runs/$v-$i.log
     (cd "$root" && "$dir/bench" -n "$n" -references=false -seed=false -per-namespace 100 -restart=false -idle 10s \
       -kubeconfig "$DEV_DIR/kubeconfig" -manager "$dir/manager-$v" -kubectl "$K8S_BIN/kubectl" -kustomize "$KUSTOMIZE" \
-      -work-dir "$dir/runs/$v-$i") >"$log" 2>&1 || { echo "run $v $i failed: $log" >&2; exit 1; }
+      -work-dir "$dir/runs/$v-$i" $(if [ "$v" = before ]; then echo "${AB_BEFORE_ARGS:-}"; else echo "${AB_AFTER_ARGS:-}"; fi)) >"$log" 2>&1 || { echo "run $v $i failed: $log" >&2; exit 1; }
     # The result row ("| N | operator | converged | ... | CPU s | machine CPU s (busy) |")
     # and the CPU-by-process row ("| N | operator | kube-apiserver | ...").
     awk -F'|' -v run="$v $i" -v n="$n" '

@@ -127,6 +127,10 @@ type config struct {
 	// foreignConfigMaps ConfigMaps of foreignConfigMapKiB each, not the
 	// operator's, are created before the variants run (foreign.go).
 	foreignConfigMaps, foreignConfigMapKiB int
+	// serviceAccount runs the manager as its ServiceAccount
+	// (serviceAccountRBAC) and with its admission policies
+	// (serviceAccountPolicies); "": with the cluster's admin kubeconfig.
+	serviceAccount string
 	// keepForeign keeps them after the run.
 	keepForeign bool
 	// rates, base and rateWindow are the steady-rate mode's (steady.go).
@@ -236,6 +240,10 @@ func parseFlags() *config {
 	flag.IntVar(&c.foreignConfigMaps, "foreign-configmaps", 0, "ConfigMaps that are not the operator's to create first "+
 		"(in namespace "+foreignNamespace+"), to weigh their cost on the operator's memory (docs/performance.md).")
 	flag.IntVar(&c.foreignConfigMapKiB, "foreign-configmap-kib", 100, "KiB of data in each of -foreign-configmaps.")
+	flag.StringVar(&c.serviceAccount, "service-account", "", "Run the operator as its ServiceAccount with "+
+		"config/default's RBAC: \"rbac\" without its ValidatingAdmissionPolicies (removed if present), \"policies\" "+
+		"with them; empty: as the cluster's admin. A pair of runs (hack/bench-ab.sh's AB_BEFORE_ARGS and "+
+		"AB_AFTER_ARGS) weighs the policies.")
 	flag.BoolVar(&c.keepForeign, "keep-foreign", false, "Keep the -foreign-configmaps after the run (for the next one).")
 	flag.StringVar(&rates, "rates", "", "Steady-rate mode instead of the bursts: comma-separated creates per second, "+
 		"one measurement each (see -base, -rate-window).")
@@ -753,8 +761,15 @@ func (b *bench) startOperator(ctx context.Context, label string, extra ...string
 		"--metrics-secure=false",
 		fmt.Sprintf("--pprof-bind-address=:%d", b.cfg.ports.pprof),
 	}, append(extra, b.cfg.managerArgs...)...)
+	kubeconfig := b.cfg.kubeconfig
+	if b.cfg.serviceAccount != "" {
+		var err error
+		if kubeconfig, err = b.asServiceAccount(ctx, b.cfg.serviceAccount); err != nil {
+			return nil, err
+		}
+	}
 	p, err := startProc("operator", filepath.Join(b.cfg.workDir, label+".log"), b.cfg.ports,
-		[]string{"KUBECONFIG=" + b.cfg.kubeconfig}, args...)
+		[]string{"KUBECONFIG=" + kubeconfig}, args...)
 	if err != nil {
 		return nil, err
 	}
