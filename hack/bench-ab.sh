@@ -14,8 +14,8 @@
 # Env: K8S_BIN, KWOK_BIN, KUSTOMIZE (as make sets them), AB_DIR (work
 # folder; default bin/bench-ab), AB_BEFORE_ARGS and AB_AFTER_ARGS (extra
 # test/bench flags of each side, e.g. the same commit twice with
-# AB_BEFORE_ARGS=-service-account=rbac AB_AFTER_ARGS=-service-account=policies
-# weighs the admission policies). No other bench cluster may be running.
+# AB_BEFORE_ARGS=-service-account=pod-policy AB_AFTER_ARGS=-service-account=policies
+# weighs the write policy). No other bench cluster may be running.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${K8S_BIN:?}" "${KWOK_BIN:?}" "${KUSTOMIZE:?}"

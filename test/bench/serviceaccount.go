@@ -23,26 +23,40 @@ import (
 )
 
 // The -service-account modes: the manager runs impersonating its
-// ServiceAccount, with config/default's RBAC, and with or without its
-// ValidatingAdmissionPolicies, so that a pair of runs weighs what the
-// policies cost the API server (docs/performance.md).
+// ServiceAccount, with config/default's RBAC, and with none, one or both
+// of its ValidatingAdmissionPolicies, so that a pair of runs weighs what a
+// policy costs the API server (docs/performance.md).
 const (
-	serviceAccountRBAC     = "rbac"
-	serviceAccountPolicies = "policies"
+	serviceAccountRBAC      = "rbac"
+	serviceAccountPodPolicy = "pod-policy"
+	serviceAccountPolicies  = "policies"
 )
 
-// writePolicies are the shipped ValidatingAdmissionPolicies (and bindings)
-// of the manager's ServiceAccount.
-var writePolicies = []string{"sunstrider-operator-manager-pod-writes", "sunstrider-operator-manager-writes"}
+// The shipped ValidatingAdmissionPolicies (and bindings) of the manager's
+// ServiceAccount.
+const (
+	podPolicy   = "sunstrider-operator-manager-pod-writes"
+	writePolicy = "sunstrider-operator-manager-writes"
+)
+
+// policiesOf returns the policies mode installs.
+func policiesOf(mode string) map[string]bool {
+	return map[string]bool{
+		podPolicy:   mode == serviceAccountPodPolicy || mode == serviceAccountPolicies,
+		writePolicy: mode == serviceAccountPolicies,
+	}
+}
 
 // asServiceAccount applies config/default's ServiceAccount and RBAC, adds
 // or removes its admission policies (mode), and returns a kubeconfig of
 // the cluster impersonating the ServiceAccount, once the policies are in
 // force (or gone).
 func (b *bench) asServiceAccount(ctx context.Context, mode string) (string, error) {
-	if mode != serviceAccountRBAC && mode != serviceAccountPolicies {
-		return "", fmt.Errorf("-service-account must be %q or %q, not %q", serviceAccountRBAC, serviceAccountPolicies, mode)
+	if mode != serviceAccountRBAC && mode != serviceAccountPodPolicy && mode != serviceAccountPolicies {
+		return "", fmt.Errorf("-service-account must be %q, %q or %q, not %q", serviceAccountRBAC,
+			serviceAccountPodPolicy, serviceAccountPolicies, mode)
 	}
+	policies := policiesOf(mode)
 	build := exec.CommandContext(ctx, b.cfg.kustomize, "build", "config/default")
 	build.Stderr = os.Stderr
 	rendered, err := build.Output()
@@ -64,7 +78,7 @@ func (b *bench) asServiceAccount(ctx context.Context, mode string) (string, erro
 			username = "system:serviceaccount:" + obj.GetNamespace() + ":" + obj.GetName()
 		case "Namespace", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding":
 		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
-			if mode != serviceAccountPolicies {
+			if !policies[obj.GetName()] {
 				continue
 			}
 		default:
@@ -85,16 +99,17 @@ func (b *bench) asServiceAccount(ctx context.Context, mode string) (string, erro
 	if out, err := apply.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("applying config/default's RBAC: %w\n%s", err, out)
 	}
-	if mode != serviceAccountPolicies {
-		for _, name := range writePolicies {
-			for _, kind := range []string{"ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy"} {
-				obj := &unstructured.Unstructured{}
-				obj.SetAPIVersion("admissionregistration.k8s.io/v1")
-				obj.SetKind(kind)
-				obj.SetName(name)
-				if err := b.c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
-					return "", err
-				}
+	for name, installed := range policies {
+		if installed {
+			continue
+		}
+		for _, kind := range []string{"ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy"} {
+			obj := &unstructured.Unstructured{}
+			obj.SetAPIVersion("admissionregistration.k8s.io/v1")
+			obj.SetKind(kind)
+			obj.SetName(name)
+			if err := b.c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+				return "", err
 			}
 		}
 	}
@@ -112,7 +127,7 @@ func (b *bench) asServiceAccount(ctx context.Context, mode string) (string, erro
 	}
 
 	// RBAC and policies load asynchronously: wait until a ConfigMap the
-	// write policy refuses is refused (policies) or let through (rbac), as a
+	// write policy refuses is refused (when installed) or let through, as a
 	// dry run of the ServiceAccount.
 	restCfg, err := clientcmd.BuildConfigFromFlags("", path)
 	if err != nil {
@@ -126,7 +141,7 @@ func (b *bench) asServiceAccount(ctx context.Context, mode string) (string, erro
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		err := sa.Create(ctx, probe.DeepCopy(), client.DryRunAll)
 		refused := err != nil && strings.Contains(err.Error(), "the operator may create an object only with the label")
-		if mode == serviceAccountPolicies {
+		if policies[writePolicy] {
 			return refused, nil
 		}
 		return err == nil, nil
