@@ -23,21 +23,21 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
-
-	"sunstrider.cn/operator/internal/apply"
 )
 
 // ConfigMapTransform returns the cache transform that keeps, of a
-// ConfigMap the operator did not make (no apply.ManagedByLabel), only the
-// metadata the controllers read: name, namespace, uid, resourceVersion
-// (informers and clients rely on it), creation and deletion timestamps,
-// labels and owner references. Its data, binary data and annotations (a
-// `kubectl apply`'d ConfigMap holds a second copy of its data in the
+// ConfigMap neither a Guestbook nor a Drink controls (IsControlledByOneOf:
+// the kinds that make ConfigMaps), only what
+// ForeignMetadataTransform keeps of any object, plus the checksum of its
+// data. Its data, binary data and other annotations (a `kubectl apply`'d
+// ConfigMap holds a second copy of its data in the
 // last-applied-configuration annotation) never enter the cache. The
 // operator's own ConfigMaps (the Drinks' and the Guestbooks' defaults) are
-// kept whole: the drift check compares their data.
+// kept whole: the drift check compares their data. Whole means controlled
+// by one of those kinds, not labelled with apply.ManagedByLabel: anyone may
+// label a ConfigMap, and about 250 labelled ConfigMaps of 1 MiB would take
+// the operator past its memory limit (docs/security.md).
 //
 // Why a transform rather than a label-selected cache (as for Deployments,
 // Services and StatefulSets) plus a metadata-only watch of the others: the
@@ -52,38 +52,33 @@ import (
 // sends the data (network and decoding at start-up and on each change).
 //
 // The controllers read a stripped ConfigMap like a complete one: its
-// owner references and labels say whose it is (apply.IsOurs). Of a foreign
-// ConfigMap's data the Guestbook needs only whether it changed (it rolls
-// its instances then): the stripped copy keeps the data's checksum in
-// CachedDataChecksumAnnotation, which ConfigMapChecksum reads, so no
-// reconcile reads the data from the API server. A ConfigMap the operator made that
-// lacks its label (made by a version before the label, or the label
-// removed by hand) is cached stripped: the drift check sees the label and
-// data missing and applies them, after which the ConfigMap is cached whole
-// and in sync.
+// owner references, labels and applied-config hash say whose it is
+// (apply.IsOurs). Of a foreign ConfigMap's data the Guestbook needs only
+// whether it changed (it rolls its instances then): the stripped copy
+// keeps the data's checksum in CachedDataChecksumAnnotation, which
+// ConfigMapChecksum reads, so no reconcile reads the data from the API
+// server. A ConfigMap the operator made that lost its controller reference
+// is cached stripped: the drift check finds it its own (label and hash)
+// but its data missing, and applies it, controller reference included,
+// after which the ConfigMap is cached whole and in sync.
 //
 // Anything else (a metadata-only ConfigMap, a deletion tombstone) is
 // returned unchanged. The transform is idempotent.
 func ConfigMapTransform() toolscache.TransformFunc {
 	return func(obj any) (any, error) {
 		cm, ok := obj.(*corev1.ConfigMap)
-		if !ok || isOperatorConfigMap(cm) || isStripped(cm) {
+		if !ok || IsControlledByOneOf(cm, configMapOwners...) {
 			return obj, nil
 		}
-		return &corev1.ConfigMap{
-			TypeMeta: cm.TypeMeta,
-			ObjectMeta: metav1.ObjectMeta{
-				Name:              cm.Name,
-				Namespace:         cm.Namespace,
-				UID:               cm.UID,
-				ResourceVersion:   cm.ResourceVersion,
-				CreationTimestamp: cm.CreationTimestamp,
-				DeletionTimestamp: cm.DeletionTimestamp,
-				Labels:            cm.Labels,
-				Annotations:       map[string]string{CachedDataChecksumAnnotation: DataChecksum(cm.Data, cm.BinaryData)},
-				OwnerReferences:   cm.OwnerReferences,
-			},
-		}, nil
+		// Stripped already: the data is gone, its checksum is not.
+		checksum := ConfigMapChecksum(cm)
+		stripped := &corev1.ConfigMap{TypeMeta: cm.TypeMeta}
+		copyForeignMetadata(stripped, cm)
+		annotations := make(map[string]string, 2)
+		maps.Copy(annotations, stripped.Annotations)
+		annotations[CachedDataChecksumAnnotation] = checksum
+		stripped.Annotations = annotations
+		return stripped, nil
 	}
 }
 
@@ -119,10 +114,5 @@ func DataChecksum(data map[string]string, binaryData map[string][]byte) string {
 // isStripped reports whether cm is a copy ConfigMapTransform stripped.
 func isStripped(cm *corev1.ConfigMap) bool {
 	_, ok := cm.Annotations[CachedDataChecksumAnnotation]
-	return ok && !isOperatorConfigMap(cm) && cm.Data == nil && cm.BinaryData == nil
-}
-
-// isOperatorConfigMap reports whether cm carries the operator's label.
-func isOperatorConfigMap(cm *corev1.ConfigMap) bool {
-	return cm.Labels[apply.ManagedByLabel] == apply.ManagedByValue
+	return ok && !IsControlledByOneOf(cm, configMapOwners...) && cm.Data == nil && cm.BinaryData == nil
 }

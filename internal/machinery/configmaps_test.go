@@ -54,7 +54,7 @@ func TestConfigMapTransform(t *testing.T) {
 	stripped := &corev1.ConfigMap{
 		TypeMeta: foreign.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{
-			Name: "conf", Namespace: "default", UID: "uid-1", ResourceVersion: "42",
+			Name: "conf", Namespace: "default", UID: "uid-1", ResourceVersion: "42", Generation: 1,
 			CreationTimestamp: foreign.CreationTimestamp,
 			DeletionTimestamp: foreign.DeletionTimestamp,
 			Labels:            map[string]string{"team": "blue"},
@@ -72,8 +72,26 @@ func TestConfigMapTransform(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(again).To(Equal(stripped))
 
-	// The operator's own: whole.
-	own := configMap(map[string]string{apply.ManagedByLabel: apply.ManagedByValue})
+	// Labelled as the operator's, by anyone: stripped all the same, but
+	// for the applied-config hash (apply.IsOurs reads it).
+	labelled := configMap(map[string]string{apply.ManagedByLabel: apply.ManagedByValue})
+	labelled.Annotations[apply.HashAnnotation] = "h"
+	got, err = transform(labelled.DeepCopy())
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(got.(*corev1.ConfigMap).Data).To(BeNil())
+	g.Expect(got.(*corev1.ConfigMap).BinaryData).To(BeNil())
+	g.Expect(got.(*corev1.ConfigMap).Labels).To(Equal(labelled.Labels))
+	g.Expect(got.(*corev1.ConfigMap).Annotations).To(Equal(map[string]string{
+		apply.HashAnnotation:         "h",
+		CachedDataChecksumAnnotation: DataChecksum(labelled.Data, labelled.BinaryData),
+	}))
+	again, err = transform(got)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(again).To(Equal(got), "idempotent")
+
+	// The operator's own (an operator kind controls it): whole.
+	own := configMap(nil)
+	own.OwnerReferences[0].Controller = new(true)
 	got, err = transform(own.DeepCopy())
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got).To(Equal(own))
@@ -100,7 +118,7 @@ func TestConfigMapChecksum(t *testing.T) {
 	annotated.Data = map[string]string{"k": "v"}
 	g.Expect(ConfigMapChecksum(annotated)).To(Equal(DataChecksum(annotated.Data, nil)), "data present: it counts")
 	own := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-		Labels:      map[string]string{apply.ManagedByLabel: apply.ManagedByValue},
-		Annotations: map[string]string{CachedDataChecksumAnnotation: "abc"}}}
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "webapp.my.domain/v1", Kind: "Guestbook", Name: "gb", UID: "u", Controller: new(true)}},
+		Annotations:     map[string]string{CachedDataChecksumAnnotation: "abc"}}}
 	g.Expect(ConfigMapChecksum(own)).To(Equal(empty), "the operator's own are never stripped")
 }

@@ -97,9 +97,10 @@ func TestDrinkCachesForeignConfigMapsAsMetadata(t *testing.T) {
 
 // A ConfigMap the Drink controls but without the operator's label (made by
 // an operator of the seed's design, or its label removed by hand) is cached
-// without its data: the Drink applies the label (and its data and hash),
-// after which the ConfigMap is cached whole and in sync, and the manager
-// writes nothing more.
+// whole (its controller reference, not the label, makes it the Drink's:
+// machinery.ConfigMapTransform): the Drink applies the label (and its hash),
+// after which the ConfigMap is in sync, and the manager writes nothing
+// more.
 func TestDrinkLabelsItsUnlabelledConfigMapAndSettles(t *testing.T) {
 	g := newG(t)
 	ctx := context.Background()
