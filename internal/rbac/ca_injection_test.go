@@ -2,6 +2,8 @@ package rbac_test
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
 // caInjectionRole is the ClusterRole granting the manager's CA injection
@@ -59,7 +62,8 @@ func TestCAInjectionRightsOnlyWhereTheManagerInjects(t *testing.T) {
 		return run(t, "KUSTOMIZE", "kustomize", "build", filepath.Join(dir, "default"))
 	}
 	helm := func(t *testing.T, set ...string) string {
-		args := []string{"template", "sunstrider-operator", "dist/chart", "--namespace", "ns"}
+		args := make([]string, 0, 5+2*len(set))
+		args = append(args, "template", "sunstrider-operator", "dist/chart", "--namespace", "ns")
 		for _, s := range set {
 			args = append(args, "--set", s)
 		}
@@ -97,4 +101,55 @@ func TestCAInjectionRightsOnlyWhereTheManagerInjects(t *testing.T) {
 			g.Expect(out).NotTo(MatchRegexp(`resourceNames:\s*- drinks\.example\.com\n`), "no rule names the Drink CRD")
 		})
 	}
+}
+
+// TestPoliciesNameTheInstalledServiceAccount: the admission policies
+// confining the manager's writes match its ServiceAccount as config/default
+// names it, whatever namespace and namePrefix it is given there.
+func TestPoliciesNameTheInstalledServiceAccount(t *testing.T) {
+	root := repoRoot(t)
+	g := NewWithT(t)
+	kustomize := os.Getenv("KUSTOMIZE")
+	if kustomize == "" {
+		kustomize = filepath.Join(root, "bin", "kustomize")
+	}
+	dir := filepath.Join(t.TempDir(), "config")
+	g.Expect(os.CopyFS(dir, os.DirFS(filepath.Join(root, "config")))).To(Succeed())
+	path := filepath.Join(dir, "default", "kustomization.yaml")
+	data, err := os.ReadFile(path)
+	g.Expect(err).NotTo(HaveOccurred())
+	text := strings.Replace(string(data), "\nnamespace: sunstrider-operator-system\n", "\nnamespace: team-ops\n", 1)
+	text = strings.Replace(text, "\nnamePrefix: sunstrider-operator-\n", "\nnamePrefix: acme-\n", 1)
+	g.Expect(text).NotTo(Equal(string(data)))
+	g.Expect(os.WriteFile(path, []byte(text), 0o600)).To(Succeed())
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(kustomize, "build", filepath.Join(dir, "default"))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	g.Expect(cmd.Run()).To(Succeed(), stderr.String())
+
+	var policies int
+	dec := utilyaml.NewYAMLOrJSONDecoder(&stdout, 4096)
+	for {
+		var obj struct {
+			Kind     string
+			Metadata struct{ Name string }
+			Spec     struct {
+				MatchConditions []struct{ Name, Expression string } `json:"matchConditions"`
+			}
+		}
+		if err := dec.Decode(&obj); errors.Is(err, io.EOF) {
+			break
+		} else {
+			g.Expect(err).NotTo(HaveOccurred())
+		}
+		if obj.Kind != "ValidatingAdmissionPolicy" {
+			continue
+		}
+		policies++
+		g.Expect(obj.Spec.MatchConditions).To(HaveLen(1), obj.Metadata.Name)
+		g.Expect(obj.Spec.MatchConditions[0].Expression).To(Equal(
+			"request.userInfo.username == 'system:serviceaccount:' + 'team-ops' + ':' + 'acme-controller-manager'"),
+			obj.Metadata.Name)
+	}
+	g.Expect(policies).To(Equal(2), "the Pod policy and the write policy")
 }

@@ -242,7 +242,8 @@ func parseFlags() *config {
 	flag.IntVar(&c.foreignConfigMapKiB, "foreign-configmap-kib", 100, "KiB of data in each of -foreign-configmaps.")
 	flag.StringVar(&c.serviceAccount, "service-account", "", "Run the operator as its ServiceAccount with "+
 		"config/default's RBAC: \"rbac\" without its ValidatingAdmissionPolicies (removed if present), "+
-		"\"pod-policy\" with the Pod policy only, \"policies\" with both; empty: as the cluster's admin. A pair of runs (hack/bench-ab.sh's AB_BEFORE_ARGS and "+
+		"\"pod-policy\" with the Pod policy only, \"policies\" with both; empty: as the cluster's admin. "+
+		"A pair of runs (hack/bench-ab.sh's AB_BEFORE_ARGS and "+
 		"AB_AFTER_ARGS) weighs the policies.")
 	flag.BoolVar(&c.keepForeign, "keep-foreign", false, "Keep the -foreign-configmaps after the run (for the next one).")
 	flag.StringVar(&rates, "rates", "", "Steady-rate mode instead of the bursts: comma-separated creates per second, "+

@@ -138,7 +138,8 @@ func (b *bench) asServiceAccount(ctx context.Context, mode string) (string, erro
 		return "", err
 	}
 	probe := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: "bench-policy-probe"}}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (
+		bool, error) {
 		err := sa.Create(ctx, probe.DeepCopy(), client.DryRunAll)
 		refused := err != nil && strings.Contains(err.Error(), "the operator may create an object only with the label")
 		if policies[writePolicy] {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -90,7 +91,7 @@ func shippedObjects(t *testing.T, g *WithT, names ...string) (string, []*unstruc
 		}
 	}
 	g.Expect(username).NotTo(BeEmpty(), "config/default has a ServiceAccount")
-	var out []*unstructured.Unstructured
+	out := make([]*unstructured.Unstructured, 0, len(names))
 	for _, name := range names {
 		obj, ok := byName[name]
 		g.Expect(ok).To(BeTrue(), "kustomize build config/default has %s", name)
@@ -113,12 +114,14 @@ func installWritePolicy(t *testing.T, g *WithT) (*rest.Config, client.Client) {
 		"ClusterRoleBinding/sunstrider-operator-ca-injection-rolebinding",
 		"ValidatingAdmissionPolicy/"+writePolicy,
 		"ValidatingAdmissionPolicyBinding/"+writePolicy)
-	// The policy names the ServiceAccount the install creates: kustomize
-	// does not rewrite a CEL expression.
+	// The policy names the ServiceAccount the install creates
+	// (config/default's replacements).
 	conditions, _, _ := unstructured.NestedSlice(objects[4].Object, "spec", "matchConditions")
 	g.Expect(conditions).To(HaveLen(1))
+	parts := strings.Split(username, ":") // system:serviceaccount:<namespace>:<name>
+	g.Expect(parts).To(HaveLen(4))
 	g.Expect(conditions[0]).To(HaveKeyWithValue("expression",
-		ContainSubstring("request.userInfo.username == '"+username+"'")))
+		"request.userInfo.username == 'system:serviceaccount:' + '"+parts[2]+"' + ':' + '"+parts[3]+"'"))
 	for _, obj := range objects {
 		g.Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
 	}
@@ -189,17 +192,17 @@ func TestShippedWritePolicyConfinesTheOperatorsWrites(t *testing.T) {
 	t.Run("update", func(t *testing.T) {
 		g := NewWithT(t)
 		foreign := configMap("foreign", nil)
-		labelledForeign := configMap("labelled-foreign", managed)
+		stripped := configMap("stripped", managed) // its owner reference removed
 		seed := configMap("seed", nil, controllerOf(app))
 		owned := configMap("owned", managed, controllerOf(app))
-		for _, cm := range []*corev1.ConfigMap{foreign, labelledForeign, seed, owned} {
+		for _, cm := range []*corev1.ConfigMap{foreign, stripped, seed, owned} {
 			g.Expect(k8sClient.Create(ctx, cm)).To(Succeed())
 		}
 		patch := func(cm *corev1.ConfigMap, p string) error {
 			target := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: cm.Name}}
 			return operator.Patch(ctx, target, client.RawPatch(types.MergePatchType, []byte(p)))
 		}
-		for _, cm := range []*corev1.ConfigMap{foreign, labelledForeign} {
+		for _, cm := range []*corev1.ConfigMap{foreign} {
 			for _, p := range []string{`{"data":{"k":"changed"}}`,
 				`{"metadata":{"ownerReferences":[{"apiVersion":"apps.sunstrider.cn/v1","kind":"Application","name":"policy-owner","uid":"00000000-0000-0000-0000-0000000000a1","controller":true}]}}`} {
 				err := patch(cm, p)
@@ -215,9 +218,16 @@ func TestShippedWritePolicyConfinesTheOperatorsWrites(t *testing.T) {
 			g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%s: %v", p, err)
 			g.Expect(err).To(MatchError(ContainSubstring(policyKeepMarks)), p)
 		}
+		// Its child stripped of its owner reference (label, no owner) is
+		// re-adopted by putting the reference back; a change that leaves it
+		// without is refused.
+		err := patch(stripped, `{"data":{"k":"changed"}}`)
+		g.Expect(err).To(MatchError(ContainSubstring(policyKeepMarks)))
+		g.Expect(patch(stripped, `{"metadata":{"ownerReferences":[{"apiVersion":"apps.sunstrider.cn/v1","kind":"Application","name":"policy-owner","uid":"00000000-0000-0000-0000-0000000000a1","controller":true}]}}`)).
+			To(Succeed())
 		// A child of the seeds' design (owner, no label) is taken over by
 		// adding the label; a change that leaves it unlabelled is not.
-		err := patch(seed, `{"data":{"k":"changed"}}`)
+		err = patch(seed, `{"data":{"k":"changed"}}`)
 		g.Expect(err).To(MatchError(ContainSubstring(policyKeepMarks)))
 		g.Expect(patch(seed, `{"metadata":{"labels":{"app.kubernetes.io/managed-by":"sunstrider-operator"}}}`)).To(Succeed())
 	})

@@ -102,12 +102,12 @@ func renderPodPolicy(t *testing.T, g *WithT) shippedPodPolicy {
 
 	policy := one("ValidatingAdmissionPolicy", "sunstrider-operator-manager-pod-writes")
 	binding := one("ValidatingAdmissionPolicyBinding", policy.GetName())
-	// The policy names the ServiceAccount the install creates: kustomize
-	// does not rewrite a CEL expression.
+	// The policy names the ServiceAccount the install creates
+	// (config/default's replacements).
 	conditions, _, _ := unstructured.NestedSlice(policy.Object, "spec", "matchConditions")
 	g.Expect(conditions).To(HaveLen(1))
 	g.Expect(conditions[0]).To(HaveKeyWithValue("expression",
-		ContainSubstring("request.userInfo.username == '"+username+"'")))
+		"request.userInfo.username == 'system:serviceaccount:' + '"+sa.GetNamespace()+"' + ':' + '"+sa.GetName()+"'"))
 	return shippedPodPolicy{username: username, objects: []*unstructured.Unstructured{
 		one("ClusterRole", "sunstrider-operator-manager-role"),
 		one("ClusterRoleBinding", "sunstrider-operator-manager-rolebinding"),
