@@ -37,6 +37,7 @@ import (
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/access"
 	configcontroller "sunstrider.cn/operator/internal/controller/config"
 	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/settings"
@@ -69,6 +70,10 @@ type liveConfig struct {
 	restart func(reason string)
 	// restarting is closed by restart.
 	restarting chan struct{}
+	// webhooks says whether the access checks run: run sets NotServed
+	// before the manager starts, the OperatorConfiguration controller
+	// reads it (and the registrations) at each reconcile.
+	webhooks access.Webhooks
 }
 
 // loadConfiguration reads the OperatorConfiguration the operator starts
@@ -98,6 +103,7 @@ func loadConfiguration(ctx context.Context, cfg *rest.Config, o *options, level 
 	lc := &liveConfig{
 		holder: settings.NewHolder(started, level), defaults: defaults, started: started,
 		restarting: make(chan struct{}),
+		webhooks:   access.Webhooks{Names: access.CheckingWebhooks},
 	}
 	lc.restart = func(reason string) {
 		select {
@@ -149,6 +155,7 @@ func setupConfigurationController(mgr ctrl.Manager, lc *liveConfig) error {
 		Started:  lc.started,
 		Elected:  mgr.Elected(),
 		Restart:  lc.restart,
+		Webhooks: &lc.webhooks,
 	}).SetupWithManager(mgr)
 }
 

@@ -69,6 +69,7 @@ import (
 	"sunstrider.cn/operator/internal/metricsauth"
 	"sunstrider.cn/operator/internal/version"
 	appswebhook "sunstrider.cn/operator/internal/webhook/apps/v1"
+	configwebhook "sunstrider.cn/operator/internal/webhook/config/v1alpha1"
 	examplewebhook "sunstrider.cn/operator/internal/webhook/example/v1"
 	pocwebhook "sunstrider.cn/operator/internal/webhook/poc/v1"
 	webappwebhook "sunstrider.cn/operator/internal/webhook/webapp/v1"
@@ -381,10 +382,17 @@ func run(o *options, level atomicLevel) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding ready check: %w", err)
 	}
+	// The OperatorConfiguration's status says Unenforced when no webhook
+	// checks a requester's rights (access.Webhooks).
+	live.webhooks.NotServed = "--enable-webhooks=false"
 	if o.enableWebhooks {
 		served, err := setupWebhooks(ctx, mgr, o, live)
 		if err != nil {
 			return err
+		}
+		live.webhooks.NotServed = ""
+		if !served {
+			live.webhooks.NotServed = "no certificate Secret " + o.webhookSecretName
 		}
 		// Not ready until the webhook server serves with its certificate.
 		if served {
@@ -469,11 +477,18 @@ func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options, live *live
 	if err != nil {
 		return false, err
 	}
+	// The kube-* namespaces Guestbooks may use, read at every request.
+	setupGuestbookWebhook := func(m ctrl.Manager, r *access.Reviewer) error {
+		return webappwebhook.SetupGuestbookWebhookWithManager(m, r, func() []string {
+			return live.holder.Load().GuestbookSystemNamespaces
+		})
+	}
 	for name, setup := range map[string]func(ctrl.Manager, *access.Reviewer) error{
-		"Application":      appswebhook.SetupApplicationWebhookWithManager,
-		"MyCustomResource": pocwebhook.SetupMyCustomResourceWebhookWithManager,
-		"Guestbook":        webappwebhook.SetupGuestbookWebhookWithManager,
-		"Drink":            examplewebhook.SetupDrinkWebhookWithManager,
+		"Application":           appswebhook.SetupApplicationWebhookWithManager,
+		"MyCustomResource":      pocwebhook.SetupMyCustomResourceWebhookWithManager,
+		"Guestbook":             setupGuestbookWebhook,
+		"Drink":                 examplewebhook.SetupDrinkWebhookWithManager,
+		"OperatorConfiguration": configwebhook.SetupOperatorConfigurationWebhookWithManager,
 	} {
 		if err := setup(mgr, reviewer); err != nil {
 			return false, fmt.Errorf("setting up the %s webhook: %w", name, err)

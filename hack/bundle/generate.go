@@ -229,11 +229,47 @@ type classified struct {
 	extra       []*unstructured.Unstructured
 }
 
+// leftOut tells whether obj, of config/default, stays out of the bundle,
+// and refuses what a bundle may not hold.
+func leftOut(obj *unstructured.Unstructured) (bool, error) {
+	switch obj.GetKind() {
+	case "Namespace", "ServiceAccount":
+		// OLM installs into a namespace the user (or the console) made and
+		// creates the CSV's service accounts itself.
+		return true, nil
+	case kindClusterRole, "ClusterRoleBinding":
+		// OLM injects the CA (the bundle runs --cert-mode=external): no
+		// rights of the manager's CA injection.
+		return obj.GetName() == caInjectionRole || obj.GetName() == caInjectionRole+"binding", nil
+	case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+		if obj.GetName() != podPolicy && obj.GetName() != writePolicy {
+			return false, fmt.Errorf("config/default has the %s %s, which an OLM bundle cannot hold", obj.GetKind(),
+				obj.GetName())
+		}
+		// operator-registry installs no ValidatingAdmissionPolicy from a
+		// bundle (pkg/lib/bundle/supported_resources.go), and OLM names
+		// the manager's ServiceAccount itself: under OLM the manager's
+		// writes are confined by RBAC only (docs/olm.md).
+		return true, nil
+	case "Secret":
+		if obj.GetName() != selfManagedCertSecret {
+			return false, fmt.Errorf("config/default has the Secret %s: a bundle must not ship Secrets", obj.GetName())
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
 func classify(objs []*unstructured.Unstructured) (*classified, error) {
 	c := &classified{roles: map[string][]rbacv1.PolicyRule{}, services: map[string]*unstructured.Unstructured{}}
 	var others []*unstructured.Unstructured
 	var bindings []*unstructured.Unstructured
 	for _, obj := range objs {
+		if left, err := leftOut(obj); err != nil {
+			return nil, err
+		} else if left {
+			continue
+		}
 		switch obj.GetKind() {
 		case "Deployment":
 			if c.deployment != nil {
@@ -250,45 +286,19 @@ func classify(objs []*unstructured.Unstructured) (*classified, error) {
 			}
 			c.crds = append(c.crds, crd)
 			c.crdObjects = append(c.crdObjects, obj)
-		case kindClusterRole, "ClusterRoleBinding":
-			if obj.GetName() == caInjectionRole || obj.GetName() == caInjectionRole+"binding" {
-				// OLM injects the CA (the bundle runs --cert-mode=external).
-				continue
-			}
-			if obj.GetKind() == "ClusterRoleBinding" {
-				bindings = append(bindings, obj)
-				continue
-			}
-			fallthrough
-		case kindRole:
+		case kindRole, kindClusterRole:
 			var role rbacv1.ClusterRole
 			if err := fromUnstructured(obj, &role); err != nil {
 				return nil, err
 			}
 			c.roles[obj.GetKind()+"/"+obj.GetName()] = role.Rules
 			others = append(others, obj)
-		case "RoleBinding":
+		case "RoleBinding", "ClusterRoleBinding":
 			bindings = append(bindings, obj)
 		case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
 			c.webhooks = append(c.webhooks, obj)
 		case "Service":
 			c.services[obj.GetName()] = obj
-		case "Namespace", "ServiceAccount":
-			// OLM installs into a namespace the user (or the console) made and
-			// creates the CSV's service accounts itself.
-		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
-			if obj.GetName() != podPolicy && obj.GetName() != writePolicy {
-				return nil, fmt.Errorf("config/default has the %s %s, which an OLM bundle cannot hold", obj.GetKind(),
-					obj.GetName())
-			}
-			// operator-registry installs no ValidatingAdmissionPolicy from a
-			// bundle (pkg/lib/bundle/supported_resources.go), and OLM names
-			// the manager's ServiceAccount itself: under OLM the manager's
-			// Pod patches are confined by RBAC only (docs/olm.md).
-		case "Secret":
-			if obj.GetName() != selfManagedCertSecret {
-				return nil, fmt.Errorf("config/default has the Secret %s: a bundle must not ship Secrets", obj.GetName())
-			}
 		default:
 			others = append(others, obj)
 		}
@@ -633,11 +643,14 @@ func setAnnotation(meta interface {
 // skipConditions name the matchConditions that only spare the API server a
 // call whose answer is known: the Application mutating webhook's when it
 // has nothing to default, its validating webhook's on an update that leaves
-// the spec and the labels as they are (which it always allows). Without them the webhook is
+// the spec and the labels as they are (which it always allows), the
+// OperatorConfiguration's on a write that leaves childAccess as it is (or,
+// on create, at its default), which it always allows. Without them the webhook is
 // called every time, with the same result, so a CSV, which has no field for
 // matchConditions, may leave them out. Any other matchCondition changes
 // what is admitted and is refused.
-var skipConditions = []string{"defaults-to-set", "spec-or-labels-changed"}
+var skipConditions = []string{"defaults-to-set", "spec-or-labels-changed",
+	"childaccess-changed", "childaccess-not-default"}
 
 // dropSkipConditions removes the matchConditions of hook when every one is
 // a skipCondition; it leaves any other for the caller to refuse.

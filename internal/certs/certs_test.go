@@ -129,7 +129,9 @@ func serveWebhooks(t *testing.T, mgr ctrl.Manager, certsReady healthz.Checker, p
 	for _, setup := range []func(ctrl.Manager, *access.Reviewer) error{
 		appswebhook.SetupApplicationWebhookWithManager,
 		pocwebhook.SetupMyCustomResourceWebhookWithManager,
-		webappwebhook.SetupGuestbookWebhookWithManager,
+		func(m ctrl.Manager, r *access.Reviewer) error {
+			return webappwebhook.SetupGuestbookWebhookWithManager(m, r, nil)
+		},
 		examplewebhook.SetupDrinkWebhookWithManager,
 	} {
 		g.Expect(setup(mgr, reviewer)).To(Succeed())

@@ -183,15 +183,24 @@ func (c certificateCollector) Collect(ch chan<- prometheus.Metric) {
 var configurationDesc = prometheus.NewDesc(ConfigurationGeneration,
 	"The generation of the OperatorConfiguration in effect (its status.observedGeneration).", nil, nil)
 
-// NewConfigurationCollector returns the ConfigurationGeneration gauge, read
-// from reader at each scrape.
+var accessChecksDesc = prometheus.NewDesc(AccessChecksEnforced,
+	"1 when the admission webhooks that check a requester's rights run (served and registered), 0 when they do not "+
+		"(the OperatorConfiguration's status.effective.childAccess says Unenforced).", nil, nil)
+
+// NewConfigurationCollector returns the ConfigurationGeneration and
+// AccessChecksEnforced gauges, read from reader at each scrape: the
+// status the configuration controller wrote, so that the metric and the
+// status cannot disagree.
 func NewConfigurationCollector(reader client.Reader) prometheus.Collector {
 	return &configurationCollector{reader: reader}
 }
 
 type configurationCollector struct{ reader client.Reader }
 
-func (c *configurationCollector) Describe(ch chan<- *prometheus.Desc) { ch <- configurationDesc }
+func (c *configurationCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- configurationDesc
+	ch <- accessChecksDesc
+}
 
 func (c *configurationCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
@@ -202,5 +211,10 @@ func (c *configurationCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if cfg.Status.ObservedGeneration > 0 {
 		ch <- prometheus.MustNewConstMetric(configurationDesc, prometheus.GaugeValue, float64(cfg.Status.ObservedGeneration))
+		enforced := 1.0
+		if cfg.Status.Effective.ChildAccess == configv1alpha1.ChildAccessUnenforced {
+			enforced = 0
+		}
+		ch <- prometheus.MustNewConstMetric(accessChecksDesc, prometheus.GaugeValue, enforced)
 	}
 }

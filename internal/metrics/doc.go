@@ -58,6 +58,12 @@ limitations under the License.
 //     of the OperatorConfiguration the operator put in effect (its
 //     status.observedGeneration, read from the cache); absent when there is
 //     no OperatorConfiguration.
+//   - sunstrider_operator_access_checks_enforced: gauge, 1 when the
+//     admission webhooks that check a requester's rights run (this manager
+//     serves them and a ValidatingWebhookConfiguration registers them), 0
+//     when they do not and the OperatorConfiguration's
+//     status.effective.childAccess says Unenforced; read from its status,
+//     absent when there is no OperatorConfiguration.
 //
 // sunstrider_operator_build_info is internal/version's.
 package metrics

@@ -35,6 +35,7 @@ const (
 	Objects                  = "sunstrider_operator_objects"
 	WebhookCertificateExpiry = "sunstrider_operator_webhook_certificate_expiry_timestamp_seconds"
 	ConfigurationGeneration  = "sunstrider_operator_configuration_generation"
+	AccessChecksEnforced     = "sunstrider_operator_access_checks_enforced"
 )
 
 // The actions of ChildWritesTotal.

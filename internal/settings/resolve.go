@@ -48,6 +48,10 @@ func Resolve(spec *configv1alpha1.OperatorConfigurationSpec, defaults, lastGood 
 	if spec.ChildAccess != "" {
 		s.ChildAccess = spec.ChildAccess
 	}
+	if len(spec.GuestbookSystemNamespaces) > 0 {
+		// Sorted, so that a reordered list is no change.
+		s.GuestbookSystemNamespaces = slices.Sorted(slices.Values(spec.GuestbookSystemNamespaces))
+	}
 	if spec.LogLevel != "" {
 		if _, err := ParseLevel(string(spec.LogLevel)); err != nil {
 			refuse("spec.logLevel", "%v", err)
@@ -137,7 +141,8 @@ func (s *Settings) Spec() configv1alpha1.OperatorConfigurationSpec {
 			Guestbook:        new(s.Controllers.Guestbook),
 			Drink:            new(s.Controllers.Drink),
 		},
-		WatchNamespaces: slices.Clone(s.WatchNamespaces),
+		WatchNamespaces:           slices.Clone(s.WatchNamespaces),
+		GuestbookSystemNamespaces: slices.Clone(s.GuestbookSystemNamespaces),
 	}
 	if len(s.GuestbookResources.Requests) > 0 || len(s.GuestbookResources.Limits) > 0 {
 		spec.GuestbookResources = &configv1alpha1.GuestbookResources{

@@ -57,14 +57,16 @@ func TestResolve(t *testing.T) {
 		{name: "empty: the flags", want: func(*Settings) {}},
 		{name: "every field", spec: configv1alpha1.OperatorConfigurationSpec{
 			GuestbookImage: "example.com/cr", ConflictRecheckInterval: "5m", LogLevel: "2",
-			ChildAccess:     configv1alpha1.ChildAccessDelegated,
-			Controllers:     &configv1alpha1.ControllersSpec{Drink: new(false)},
-			WatchNamespaces: []string{"b", "a"},
+			ChildAccess:               configv1alpha1.ChildAccessDelegated,
+			Controllers:               &configv1alpha1.ControllersSpec{Drink: new(false)},
+			WatchNamespaces:           []string{"b", "a"},
+			GuestbookSystemNamespaces: []string{"kube-system", "kube-public"},
 		}, want: func(s *Settings) {
 			s.GuestbookImage, s.ConflictRecheckInterval, s.LogLevel = "example.com/cr", 5*time.Minute, "2"
 			s.Controllers.Drink = false
 			s.ChildAccess = configv1alpha1.ChildAccessDelegated
 			s.WatchNamespaces = []string{"a", "b"}
+			s.GuestbookSystemNamespaces = []string{"kube-public", "kube-system"}
 		}},
 		{name: "missing namespace keeps the last good list",
 			spec: configv1alpha1.OperatorConfigurationSpec{WatchNamespaces: []string{"a", "gone"}},

@@ -84,6 +84,10 @@ type Settings struct {
 	// ChildAccess is read by the admission webhooks at every create and
 	// update: configv1alpha1.ChildAccessRequester or ChildAccessDelegated.
 	ChildAccess configv1alpha1.ChildAccess
+	// GuestbookSystemNamespaces are the kube-* namespaces Guestbooks may
+	// use, sorted: read by the Guestbook webhook at every create and
+	// update, and by the Guestbook controller at every reconcile.
+	GuestbookSystemNamespaces []string
 
 	// At start only: a change needs a restart.
 	Controllers     Controllers
@@ -145,6 +149,7 @@ func (h *Holder) Load() *Settings { return h.current.Load() }
 // event.
 func (h *Holder) Store(s Settings) {
 	s.WatchNamespaces = slices.Clone(s.WatchNamespaces)
+	s.GuestbookSystemNamespaces = slices.Clone(s.GuestbookSystemNamespaces)
 	old := h.current.Swap(&s)
 	if lvl, err := ParseLevel(s.LogLevel); err == nil {
 		h.level.SetLevel(lvl)
@@ -179,10 +184,12 @@ func (h *Holder) Subscribe(changed func(old, new *Settings) bool) <-chan event.G
 }
 
 // GuestbookChanged reports a change of what a Guestbook's workload is made
-// from (image, resources) or of the conflict recheck interval.
+// from (image, resources), of the system namespaces it may use, or of the
+// conflict recheck interval.
 func GuestbookChanged(old, new *Settings) bool {
 	return old.GuestbookImage != new.GuestbookImage ||
 		!equality.Semantic.DeepEqual(old.GuestbookResources, new.GuestbookResources) ||
+		!slices.Equal(old.GuestbookSystemNamespaces, new.GuestbookSystemNamespaces) ||
 		old.ConflictRecheckInterval != new.ConflictRecheckInterval
 }
 

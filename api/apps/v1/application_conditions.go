@@ -57,6 +57,13 @@ const (
 	// existing Deployment's selector, which cannot change (Ready=False,
 	// Stalled).
 	ReasonSelectorImmutable = "SelectorImmutable"
+	// ReasonSpecTooLarge: a part of the spec the operator copies into a
+	// child (spec.deployment, spec.service, spec.autoscaling, spec.route)
+	// is beyond its bound (ValidateSizes), which the admission webhook
+	// refuses; stored without it (webhooks off or not registered), the
+	// operator copies nothing until the spec is smaller. The message names
+	// the field (Ready=False, Stalled).
+	ReasonSpecTooLarge = "SpecTooLarge"
 	// ReasonRollingOut: the Deployment has not yet rolled out the current
 	// spec (Ready=False, Reconciling).
 	ReasonRollingOut = "RollingOut"

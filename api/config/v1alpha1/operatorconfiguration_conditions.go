@@ -34,6 +34,14 @@ const (
 	// ConditionStalled is True while a field is refused (Refused): kstatus
 	// reports Failed until a person corrects the spec.
 	ConditionStalled = meta.ConditionStalled
+	// ConditionAccessChecks is True when the admission webhooks that check
+	// a requester's rights (spec.childAccess) and the Application's size
+	// bounds run: this manager serves them and the cluster registers them.
+	// False (reason Unenforced) says which is missing and how to turn them
+	// on; status.effective.childAccess then says Unenforced. Ready does not
+	// depend on it: running without webhooks is a choice (make run), which
+	// this condition, a Warning event and a metric make visible.
+	ConditionAccessChecks = "AccessChecks"
 )
 
 // Reasons of the OperatorConfiguration conditions; docs/conditions.md has
@@ -50,6 +58,12 @@ const (
 	// only at start (controllers, watchNamespaces) changed; the operator
 	// writes this status, then exits for its Deployment to restart it.
 	ReasonRestartRequired = "RestartRequired"
+	// ReasonEnforced (AccessChecks=True): the access checks run at
+	// admission.
+	ReasonEnforced = "Enforced"
+	// ReasonUnenforced (AccessChecks=False): no access check runs at
+	// admission; the message says why (Warning event).
+	ReasonUnenforced = "Unenforced"
 )
 
 // GetConditions returns the OperatorConfiguration's status conditions (meta.ObjectWithConditions).

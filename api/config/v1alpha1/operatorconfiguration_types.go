@@ -45,7 +45,9 @@ const (
 
 // ChildAccess says whose rights decide what an Application, Guestbook,
 // Drink or MyCustomResource may make or read through the operator.
-// +kubebuilder:validation:Enum=Requester;Delegated
+// Unenforced is for the status alone: the OperatorConfiguration's rule
+// refuses it in the spec.
+// +kubebuilder:validation:Enum=Requester;Delegated;Unenforced
 type ChildAccess string
 
 // Child access modes.
@@ -60,6 +62,14 @@ const (
 	// rights. For platforms that give users Applications and nothing else,
 	// on purpose (docs/security.md).
 	ChildAccessDelegated ChildAccess = "Delegated"
+	// ChildAccessUnenforced is never asked for: status.effective reports
+	// it when no access check runs at admission, whatever the spec says,
+	// because the operator serves no admission webhooks
+	// (--enable-webhooks=false, the chart's webhook.enabled=false) or the
+	// cluster does not call them (no ValidatingWebhookConfiguration
+	// registers them, as after make install and make run). The
+	// AccessChecks condition says why and how to turn them on.
+	ChildAccessUnenforced ChildAccess = "Unenforced"
 )
 
 // ControllersSpec turns the operator's controllers on and off. A field left
@@ -140,7 +150,10 @@ type OperatorConfigurationSpec struct {
 	// themselves make its children (or read the Pod or ConfigMap it names)
 	// where they land; Delegated lets anyone who may write the object have
 	// its children made with the operator's rights. Applies at once, to the
-	// next create or update. docs/security.md describes both.
+	// next create or update. Changing it needs the verb delegate on
+	// operatorconfigurations, which no built-in or aggregated role grants.
+	// status.effective says Unenforced when no check runs at admission (no
+	// webhooks served or registered). docs/security.md describes both.
 	// +optional
 	ChildAccess ChildAccess `json:"childAccess,omitempty"`
 
@@ -162,6 +175,20 @@ type OperatorConfigurationSpec struct {
 	// +listType=set
 	// +optional
 	WatchNamespaces []string `json:"watchNamespaces,omitempty"`
+
+	// guestbookSystemNamespaces are the system namespaces (named kube-*,
+	// e.g. kube-system) where Guestbooks may run their workload. A
+	// Guestbook whose spec.namespace starts with kube- and is not listed
+	// is refused at admission, and one already stored is Stalled, with
+	// nothing made there, whatever spec.childAccess says. Applies at once.
+	// Empty when unset: no Guestbook in a kube-* namespace.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MinLength=6
+	// +kubebuilder:validation:items:MaxLength=63
+	// +kubebuilder:validation:items:Pattern=`^kube-[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// +listType=set
+	// +optional
+	GuestbookSystemNamespaces []string `json:"guestbookSystemNamespaces,omitempty"`
 }
 
 // RefusedField is a field of the spec the operator did not apply.
@@ -218,6 +245,7 @@ type OperatorConfigurationStatus struct {
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name == 'default'",message="metadata.name must be 'default': the operator reads only that OperatorConfiguration"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec) || !has(self.spec.childAccess) || self.spec.childAccess != 'Unenforced'",message="spec.childAccess must be Requester or Delegated: Unenforced is what status.effective reports when no access check runs"
 
 // OperatorConfiguration is the operator's configuration, one per cluster,
 // named default. The operator's Deployment creates it at start (an init

@@ -41,8 +41,8 @@ const (
 	ConditionReconciling = meta.ConditionReconciling
 
 	// ConditionStalled is True while Ready is not True for a reason that
-	// lasts until a person acts (NamespaceNotFound, ResourceConflict,
-	// ApplyFailed):
+	// lasts until a person acts (NamespaceNotFound, SystemNamespaceNotListed,
+	// ResourceConflict, ApplyFailed):
 	// kstatus reports the Guestbook Failed, so a GitOps apply fails at once
 	// instead of timing out.
 	ConditionStalled = meta.ConditionStalled
@@ -69,6 +69,14 @@ const (
 	// spec.namespace does not exist. Someone must create it; the Guestbook
 	// then recovers by itself.
 	ReasonNamespaceNotFound = "NamespaceNotFound"
+
+	// ReasonSystemNamespaceNotListed (Ready=False, Available=False,
+	// Stalled): spec.namespace is a system namespace (kube-*) that the
+	// OperatorConfiguration's spec.guestbookSystemNamespaces does not list,
+	// e.g. a Guestbook stored before that rule or while the webhooks were
+	// off. Nothing is made or relabelled there; an administrator lists the
+	// namespace, or the Guestbook is deleted.
+	ReasonSystemNamespaceNotListed = "SystemNamespaceNotListed"
 
 	// ReasonResourceConflict (Ready=False, Available=False, Stalled): an
 	// object the operator needs to create (StatefulSet or Service named

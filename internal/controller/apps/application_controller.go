@@ -52,6 +52,9 @@ type ApplicationReconciler struct {
 	// children is what the controller remembers of its children: those
 	// created that the cache does not hold yet, those found in sync.
 	children apply.Memory
+	// bounded remembers the Applications whose spec is within its bounds
+	// (checkBounds).
+	bounded boundsMemo
 	// routes is the HTTPRoute watch, started by the first route made: a
 	// cluster without the Gateway API has none to watch
 	// (machinery.LazyWatch).
@@ -109,6 +112,7 @@ func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application,
 				routeWanted: app.Spec.Route != nil}}
 		},
 		Phases: []func(context.Context, *applicationScope) error{
+			r.checkBounds,
 			r.reconcileDeployment,
 			r.reconcileRevisions,
 			r.reconcileService,
@@ -118,13 +122,18 @@ func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application,
 			r.observeFailingPod,
 			r.observeNodes,
 		},
+		// A spec beyond its bounds is copied into no child.
+		Stop:       func(s *applicationScope) bool { return s.tooLarge != "" },
 		SkipStatus: func(s *applicationScope) bool { return slices.Contains(s.children.Created, "Deployment") },
 		ComputeStatus: func(app *sunappsv1.Application, s *applicationScope) {
 			app.Status = computeStatus(app, &s.observation)
 		},
-		Batch:           StatusBatch,
-		Wrote:           wroteStatus,
-		Gone:            func(_ context.Context, key types.NamespacedName) { metrics.ApplicationReady.Forget(key) },
+		Batch: StatusBatch,
+		Wrote: wroteStatus,
+		Gone: func(_ context.Context, key types.NamespacedName) {
+			metrics.ApplicationReady.Forget(key)
+			r.bounded.forget(key)
+		},
 		ConflictRecheck: r.conflictRecheck,
 		Recheck: func(s *applicationScope) time.Duration {
 			if s.routeAPIMissing {

@@ -73,6 +73,10 @@ type observation struct {
 	// spec.deployment.selector differs from the existing Deployment's
 	// (SelectorImmutable, Application-only).
 	selectorImmutable string
+	// tooLarge, when set, says which part of the spec is beyond its bound
+	// (sunappsv1.ValidateSizes): nothing was copied into a child
+	// (SpecTooLarge, checkBounds).
+	tooLarge string
 }
 
 // computeStatus returns app's status from what was observed: a new value,
@@ -149,6 +153,11 @@ var ReadyReasons = controllers.Reasons{
 			"no Service is made for a Deployment someone else runs"},
 	{Reason: sunappsv1.ReasonSelectorImmutable, Class: controllers.Blocked,
 		Meaning: "`spec.deployment.selector` differs from the existing Deployment's"},
+	{Reason: sunappsv1.ReasonSpecTooLarge, Class: controllers.Blocked,
+		Meaning: "A part of the spec the operator copies into a child is larger, as JSON, than its bound " +
+			"(`spec.deployment` 128 KiB, `spec.service` 64 KiB, `spec.autoscaling` and `spec.route` 16 KiB), which the " +
+			"admission webhook refuses; stored while no webhook ran, it is not copied: no child is written until the " +
+			"spec is smaller (Warning event). The message names the field"},
 	{Reason: sunappsv1.ReasonApplyFailed, Class: controllers.Blocked,
 		Meaning: "The API server refused the Deployment or Service, or the Service's deletion once `spec.service` has " +
 			"no ports: as invalid (e.g. a `nodePort` outside the cluster's `--service-node-port-range`; waits for a new " +
@@ -243,6 +252,8 @@ func readyCondition(_ *sunappsv1.Application, obs *observation) metav1.Condition
 		}
 	}
 	switch {
+	case obs.tooLarge != "":
+		return notReady(sunappsv1.ReasonSpecTooLarge, obs.tooLarge)
 	case obs.selectorImmutable != "":
 		return notReady(sunappsv1.ReasonSelectorImmutable, obs.selectorImmutable)
 	case obs.deployment == nil:

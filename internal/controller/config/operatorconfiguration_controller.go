@@ -24,8 +24,10 @@ import (
 	"slices"
 	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
@@ -39,6 +41,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
+	"sunstrider.cn/operator/internal/access"
 	controllers "sunstrider.cn/operator/internal/controller"
 	"sunstrider.cn/operator/internal/machinery"
 	"sunstrider.cn/operator/internal/settings"
@@ -72,6 +75,11 @@ type OperatorConfigurationReconciler struct {
 	// Restart, when set, stops the process for its Deployment to start it
 	// again; reason says why.
 	Restart func(reason string)
+	// Webhooks says whether the access checks run at admission (served
+	// and registered): when they do not, the status says Unenforced
+	// instead of the mode the spec asks for. nil: the manager serves no
+	// webhooks.
+	Webhooks *access.Webhooks
 	// written holds the status writes the cache does not hold yet.
 	written controllers.WrittenObjects
 }
@@ -85,6 +93,10 @@ type OperatorConfigurationReconciler struct {
 // +kubebuilder:rbac:groups=config.sunstrider.cn,resources=operatorconfigurations/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// The operator's own init container creates the configuration from the
+// installer's values, childAccess included: a change of childAccess needs
+// delegate (the OperatorConfiguration's validating webhook).
+// +kubebuilder:rbac:groups=config.sunstrider.cn,resources=operatorconfigurations,verbs=delegate
 
 // operatorConfigurationScope carries one reconcile's OperatorConfiguration
 // and what it observed. The kind has no children: no Children.
@@ -122,6 +134,7 @@ func (r *OperatorConfigurationReconciler) kind() *controllers.Kind[*configv1alph
 		},
 		Phases: []func(context.Context, *operatorConfigurationScope) error{
 			r.reconcileSettings,
+			r.observeAccessChecks,
 		},
 		ComputeStatus: func(cfg *configv1alpha1.OperatorConfiguration, s *operatorConfigurationScope) {
 			cfg.Status = computeStatus(cfg, &s.observation)
@@ -172,6 +185,17 @@ func (r *OperatorConfigurationReconciler) reconcileSettings(ctx context.Context,
 	return nil
 }
 
+// observeAccessChecks notes in s why no access check runs at admission,
+// if none does: the status then says Unenforced (AccessChecks=False).
+func (r *OperatorConfigurationReconciler) observeAccessChecks(ctx context.Context, s *operatorConfigurationScope) error {
+	why, err := r.Webhooks.Unenforced(ctx, r.Client)
+	if err != nil {
+		return err
+	}
+	s.unenforced = why
+	return nil
+}
+
 // leading tells whether this replica leads (Elected is closed).
 func (r *OperatorConfigurationReconciler) leading() bool {
 	if r.Elected == nil {
@@ -203,6 +227,9 @@ func changedFields(old, new *settings.Settings) []string {
 	if old.ChildAccess != new.ChildAccess {
 		changed = append(changed, "childAccess")
 	}
+	if !slices.Equal(old.GuestbookSystemNamespaces, new.GuestbookSystemNamespaces) {
+		changed = append(changed, "guestbookSystemNamespaces")
+	}
 	if old.Controllers != new.Controllers {
 		changed = append(changed, "controllers")
 	}
@@ -213,9 +240,16 @@ func changedFields(old, new *settings.Settings) []string {
 }
 
 // recordEvents records a Normal event when a written status makes Ready
-// RestartRequired, or changes why: the operator is about to restart. A
-// refused field is told by StatusWriter (a Warning when Stalled).
+// RestartRequired, or changes why: the operator is about to restart; and a
+// Warning one when it makes AccessChecks False, or changes why: no access
+// check runs at admission. A refused field is told by StatusWriter (a
+// Warning when Stalled).
 func (r *OperatorConfigurationReconciler) recordEvents(orig, cfg *configv1alpha1.OperatorConfiguration) {
+	if now := accessChecksCondition(cfg); now != nil && now.Status == metav1.ConditionFalse {
+		if before := accessChecksCondition(orig); before == nil || before.Status != now.Status || before.Message != now.Message {
+			r.Recorder.Eventf(cfg, nil, corev1.EventTypeWarning, configv1alpha1.ReasonUnenforced, "CheckAccess", "%s", now.Message)
+		}
+	}
 	now := readyCondition(cfg)
 	if now == nil || now.Reason != configv1alpha1.ReasonRestartRequired {
 		return
@@ -239,6 +273,13 @@ func (r *OperatorConfigurationReconciler) SetupWithManager(mgr ctrl.Manager) err
 		For(&configv1alpha1.OperatorConfiguration{}, builder.WithPredicates(predicate.NewPredicateFuncs(
 			func(o client.Object) bool { return o.GetName() == configv1alpha1.ConfigurationName }), r.written.SkipOwnWrites())).
 		// A namespace of watchNamespaces created or deleted.
+		// A webhook configuration registered, changed or removed: whether
+		// the access checks run (observeAccessChecks). Few objects, read
+		// from the cache at each reconcile.
+		Watches(&admissionregistrationv1.ValidatingWebhookConfiguration{}, handler.EnqueueRequestsFromMapFunc(
+			func(context.Context, client.Object) []reconcile.Request {
+				return []reconcile.Request{{NamespacedName: ConfigurationKey}}
+			})).
 		WatchesMetadata(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(
 			func(context.Context, client.Object) []reconcile.Request {
 				return []reconcile.Request{{NamespacedName: ConfigurationKey}}

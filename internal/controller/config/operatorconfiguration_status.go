@@ -40,6 +40,9 @@ type observation struct {
 	refused []configv1alpha1.RefusedField
 	// restart names the fields that changed and take effect at start.
 	restart []string
+	// unenforced, when set, says why no access check runs at admission
+	// (access.Webhooks): status.effective.childAccess says Unenforced.
+	unenforced string
 }
 
 // readyReasonClasses is the OperatorConfiguration's Reconciling/Stalled
@@ -58,6 +61,15 @@ var ReadyReasons = controllers.Reasons{
 		Meaning: "A field cannot be applied (a namespace of `watchNamespaces` does not exist, a limit below its " +
 			"request): `status.refused` names each, the value in effect stays in `status.effective`, the other fields " +
 			"apply (Warning event)"},
+	{Condition: configv1alpha1.ConditionAccessChecks + "=True", Reason: configv1alpha1.ReasonEnforced,
+		Meaning: "The admission webhooks that check a requester's rights (`spec.childAccess`) and an Application's size " +
+			"are served and registered: `status.effective.childAccess` is the mode the spec asks for"},
+	{Condition: configv1alpha1.ConditionAccessChecks + "=False", Reason: configv1alpha1.ReasonUnenforced,
+		Meaning: "No access check runs at admission: the operator serves no webhooks (`--enable-webhooks=false`, the " +
+			"chart's `webhook.enabled=false`, no certificate Secret) or no ValidatingWebhookConfiguration registers them " +
+			"(`make install` and `make run`); the message says which and how to turn them on. " +
+			"`status.effective.childAccess` says `Unenforced`, `sunstrider_operator_access_checks_enforced` is 0 (alert " +
+			"`SunstriderAccessChecksUnenforced`), Warning event. Ready does not depend on it"},
 }
 
 // computeStatus returns cfg's status from what was observed: what is in
@@ -65,12 +77,26 @@ var ReadyReasons = controllers.Reasons{
 // value, cfg is left as it is; conditions keep their lastTransitionTime
 // from cfg's while their status holds.
 func computeStatus(cfg *configv1alpha1.OperatorConfiguration, obs *observation) configv1alpha1.OperatorConfigurationStatus {
+	ready := readyConditionFor(obs.refused, obs.restart, cfg.Generation)
+	checks := metav1.Condition{Type: configv1alpha1.ConditionAccessChecks, Status: metav1.ConditionTrue,
+		ObservedGeneration: cfg.Generation, Reason: configv1alpha1.ReasonEnforced,
+		Message: "The admission webhooks that check a requester's rights are served and registered"}
+	effective := obs.inEffect.Spec()
+	if obs.unenforced != "" {
+		// The mode the spec asks for is not what happens: say what does.
+		effective.ChildAccess = configv1alpha1.ChildAccessUnenforced
+		checks.Status, checks.Reason = metav1.ConditionFalse, configv1alpha1.ReasonUnenforced
+		checks.Message = "No access check runs: " + obs.unenforced
+		if ready.Status == metav1.ConditionTrue {
+			ready.Message = "The configuration is in effect, but for spec.childAccess: no access check runs (AccessChecks)"
+		}
+	}
 	status := configv1alpha1.OperatorConfigurationStatus{
 		ObservedGeneration: cfg.Generation,
-		Effective:          obs.inEffect.Spec(),
+		Effective:          effective,
 		Refused:            slices.Clone(obs.refused),
 		Conditions: controllers.MergeConditions(cfg.Status.Conditions, readyReasonClasses, cfg.Generation,
-			readyConditionFor(obs.refused, obs.restart, cfg.Generation)),
+			checks, ready),
 	}
 	return status
 }
@@ -105,4 +131,8 @@ func readyConditionFor(refused []configv1alpha1.RefusedField, restart []string, 
 
 func readyCondition(cfg *configv1alpha1.OperatorConfiguration) *metav1.Condition {
 	return meta.FindStatusCondition(cfg.Status.Conditions, configv1alpha1.ConditionReady)
+}
+
+func accessChecksCondition(cfg *configv1alpha1.OperatorConfiguration) *metav1.Condition {
+	return meta.FindStatusCondition(cfg.Status.Conditions, configv1alpha1.ConditionAccessChecks)
 }

@@ -38,6 +38,9 @@ func TestComputeStatus(t *testing.T) {
 		wantMessage []string
 		// wantProgress is the condition besides Ready, empty when none.
 		wantProgress string
+		// wantUnenforced: AccessChecks=False and status.effective says
+		// Unenforced.
+		wantUnenforced bool
 	}{
 		{name: "in effect", obs: observation{},
 			wantReady: metav1.ConditionTrue, wantReason: configv1alpha1.ReasonApplied,
@@ -55,6 +58,13 @@ func TestComputeStatus(t *testing.T) {
 			wantReady: metav1.ConditionFalse, wantReason: configv1alpha1.ReasonRefused,
 			wantMessage:  []string{"spec.watchNamespaces", "restarts to apply spec.controllers"},
 			wantProgress: configv1alpha1.ConditionStalled},
+		{name: "no access check runs: Ready stays, but says so", obs: observation{unenforced: "no webhooks (--enable-webhooks=false)"},
+			wantReady: metav1.ConditionTrue, wantReason: configv1alpha1.ReasonApplied,
+			wantMessage: []string{"but for spec.childAccess: no access check runs (AccessChecks)"}, wantUnenforced: true},
+		{name: "no access check runs, and a field refused", obs: observation{refused: refused, unenforced: "not registered"},
+			wantReady: metav1.ConditionFalse, wantReason: configv1alpha1.ReasonRefused,
+			wantMessage:  []string{"spec.watchNamespaces: namespace nope does not exist"},
+			wantProgress: configv1alpha1.ConditionStalled, wantUnenforced: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +73,19 @@ func TestComputeStatus(t *testing.T) {
 			cfg := &configv1alpha1.OperatorConfiguration{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
 			st := computeStatus(cfg, &tt.obs)
 			g.Expect(st.ObservedGeneration).To(Equal(int64(4)))
-			g.Expect(st.Effective).To(Equal(defaults.Spec()))
+			wantEffective := defaults.Spec()
+			access := meta.FindStatusCondition(st.Conditions, configv1alpha1.ConditionAccessChecks)
+			g.Expect(access).NotTo(BeNil())
+			if tt.wantUnenforced {
+				wantEffective.ChildAccess = configv1alpha1.ChildAccessUnenforced
+				g.Expect(access.Status).To(Equal(metav1.ConditionFalse))
+				g.Expect(access.Reason).To(Equal(configv1alpha1.ReasonUnenforced))
+				g.Expect(access.Message).To(Equal("No access check runs: " + tt.obs.unenforced))
+			} else {
+				g.Expect(access.Status).To(Equal(metav1.ConditionTrue))
+				g.Expect(access.Reason).To(Equal(configv1alpha1.ReasonEnforced))
+			}
+			g.Expect(st.Effective).To(Equal(wantEffective))
 			g.Expect(st.Refused).To(Equal(tt.obs.refused))
 			ready := meta.FindStatusCondition(st.Conditions, configv1alpha1.ConditionReady)
 			g.Expect(ready).NotTo(BeNil())
@@ -73,7 +95,7 @@ func TestComputeStatus(t *testing.T) {
 			for _, m := range tt.wantMessage {
 				g.Expect(ready.Message).To(ContainSubstring(m))
 			}
-			want := []string{configv1alpha1.ConditionReady}
+			want := []string{configv1alpha1.ConditionReady, configv1alpha1.ConditionAccessChecks}
 			if tt.wantProgress != "" {
 				want = append(want, tt.wantProgress)
 				progress := meta.FindStatusCondition(st.Conditions, tt.wantProgress)

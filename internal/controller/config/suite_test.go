@@ -17,6 +17,7 @@ limitations under the License.
 package config
 
 import (
+	"context"
 	"os"
 	"sync"
 	"testing"
@@ -35,6 +36,7 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/access"
 	appscontroller "sunstrider.cn/operator/internal/controller/apps"
 	webappcontroller "sunstrider.cn/operator/internal/controller/webapp"
 	"sunstrider.cn/operator/internal/settings"
@@ -91,7 +93,15 @@ func init() {
 }
 
 func TestMain(m *testing.M) {
-	suite.BeforeRun = func() { k8sClient = suite.Client }
+	suite.BeforeRun = func() {
+		k8sClient = suite.Client
+		// The webhooks the access checks need are registered, as make
+		// deploy does, so that the configuration says they run
+		// (TestUnenforcedWhenTheWebhooksAreNotRegistered removes them).
+		if err := k8sClient.Create(context.Background(), checkingWebhooks()); err != nil {
+			panic(err)
+		}
+	}
 	os.Exit(suite.Run(m))
 }
 
@@ -102,6 +112,7 @@ func setupControllers(mgr ctrl.Manager) error {
 	if err := (&OperatorConfigurationReconciler{
 		Client: mgr.GetClient(), Recorder: recorder, Settings: holder,
 		Defaults: defaults, Started: defaults, Restart: restarts.add,
+		Webhooks: &access.Webhooks{Names: access.CheckingWebhooks},
 	}).SetupWithManager(mgr); err != nil {
 		return err
 	}

@@ -115,11 +115,13 @@ func (r *GuestbookReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 
 // kind is the Guestbook as the driver runs it. Differs on purpose from
 // the other kinds: a missing namespace (NamespaceNotFound, Blocked) stops
-// the phases, since nothing can be made in it. A refusal does not: the
-// workload already running keeps being observed and its election keeps
-// running, the refusal reported beside it. A Pod changed between the read
-// and its relabelling is a stale read: the Pod's event brings the
-// reconcile that elects on the newer Pod and writes the status.
+// the phases, since nothing can be made in it, and so does a system
+// namespace not listed (SystemNamespaceNotListed, Blocked), where nothing
+// may be. A refusal does not: the workload already running keeps being
+// observed and its election keeps running, the refusal reported beside it.
+// A Pod changed between the read and its relabelling is a stale read: the
+// Pod's event brings the reconcile that elects on the newer Pod and writes
+// the status.
 func (r *GuestbookReconciler) kind() *controllers.Kind[*webappv1.Guestbook, *guestbookScope] {
 	return &controllers.Kind[*webappv1.Guestbook, *guestbookScope]{
 		Name: guestbookKind, Client: r.Client, APIReader: r.APIReader, Recorder: r.Recorder,
@@ -136,7 +138,7 @@ func (r *GuestbookReconciler) kind() *controllers.Kind[*webappv1.Guestbook, *gue
 			r.reconcileService,
 			r.reconcileRoles,
 		},
-		Stop: func(s *guestbookScope) bool { return s.observation.namespaceMissing },
+		Stop: func(s *guestbookScope) bool { return s.observation.namespaceMissing || s.observation.namespaceRefused },
 		ComputeStatus: func(gb *webappv1.Guestbook, s *guestbookScope) {
 			gb.Status = computeStatus(gb, &s.observation)
 		},
@@ -148,8 +150,18 @@ func (r *GuestbookReconciler) kind() *controllers.Kind[*webappv1.Guestbook, *gue
 const guestbookKind = "Guestbook"
 
 // reconcileNamespace observes spec.namespace: the workload can only run
-// once it exists.
+// once it exists, and in a system namespace (kube-*) only when the
+// OperatorConfiguration lists it. The admission webhook refuses such a
+// Guestbook, but one may be stored from before the rule or while the
+// webhooks were off: it must not get a workload there (nor its Pods
+// relabelled) through the operator's rights.
 func (r *GuestbookReconciler) reconcileNamespace(ctx context.Context, s *guestbookScope) error {
+	if settings.GuestbookNamespaceRefused(s.observation.namespace, s.settings.systemNamespaces) {
+		s.observation.namespaceRefused = true
+		ctrl.LoggerFrom(ctx).V(1).Info("Refusing a system namespace the configuration does not list",
+			"namespace", s.observation.namespace)
+		return nil
+	}
 	exists, err := machinery.NamespaceExists(ctx, r.Client, s.observation.namespace)
 	s.observation.namespaceMissing = err == nil && !exists
 	return err

@@ -25,6 +25,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -44,13 +45,22 @@ type instance struct {
 }
 
 // instancesOf returns the instances of gb among pods, by ordinal: the Pods
-// controlled by gb's StatefulSet and named after it.
-func instancesOf(gb *webappv1.Guestbook, pods []corev1.Pod) []instance {
+// controlled by gb's StatefulSet, the live one whose UID is stsUID, and
+// named after it. The UID is what tells them from a Pod anyone who may
+// create Pods in the namespace can make with the same name, labels and an
+// owner reference naming the StatefulSet: such a Pod is never elected, and
+// never relabelled. An empty stsUID (no StatefulSet observed) has no
+// instances.
+func instancesOf(gb *webappv1.Guestbook, stsUID types.UID, pods []corev1.Pod) []instance {
 	out := make([]instance, 0, len(pods))
+	if stsUID == "" {
+		return out
+	}
 	for i := range pods {
 		pod := &pods[i]
 		ref := metav1.GetControllerOfNoCopy(pod)
-		if ref == nil || ref.Kind != "StatefulSet" || ref.Name != gb.Name || !strings.HasPrefix(ref.APIVersion, "apps/") {
+		if ref == nil || ref.UID != stsUID || ref.Kind != "StatefulSet" || ref.Name != gb.Name ||
+			!strings.HasPrefix(ref.APIVersion, "apps/") {
 			continue
 		}
 		ordinal, err := strconv.Atoi(strings.TrimPrefix(pod.Name, gb.Name+"-"))
@@ -141,17 +151,22 @@ type roles struct {
 	standby   []string
 }
 
-// labelRoles elects the active instance of s's Guestbook and labels the
-// Pods accordingly, through s.children (Patch), which records the API
-// server's answers as for any write. pods are read from the API server,
-// not the cache, so that the relabelling never acts on a stale view (which
-// could leave two instances active); a Pod changed since is refused by the
+// labelRoles elects the active instance of s's Guestbook among the Pods of
+// its StatefulSet as observed (instancesOf) and labels the Pods
+// accordingly, through s.children (Patch), which records the API server's
+// answers as for any write. pods are read from the API server, not the
+// cache, so that the relabelling never acts on a stale view (which could
+// leave two instances active); a Pod changed since is refused by the
 // optimistic lock, a stale read. Every other instance is demoted before
 // the new active one is promoted, and nothing is promoted once a demotion
 // was not made: two instances are never active at once.
 func (r *GuestbookReconciler) labelRoles(ctx context.Context, s *guestbookScope, pods []corev1.Pod) (roles, error) {
 	gb := s.gb
-	ins := instancesOf(gb, pods)
+	var stsUID types.UID
+	if sts := s.observation.statefulSet; sts != nil {
+		stsUID = sts.UID
+	}
+	ins := instancesOf(gb, stsUID, pods)
 	previous := labelledActive(ins)
 	active, standby := electActive(ins, previous)
 	if rolesInSync(ins, active) {

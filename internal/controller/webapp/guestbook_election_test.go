@@ -128,8 +128,16 @@ func TestInstancesOf(t *testing.T) {
 	badName := owned("other-5", true, "")
 	noOwner := owned("gb-6", true, "")
 	noOwner.OwnerReferences = nil
+	// Named and labelled as an instance, its owner reference naming the
+	// StatefulSet, but not the live StatefulSet's UID: anyone who may create
+	// Pods in the namespace can make one.
+	forged := owned("gb-7", true, RoleActive)
+	forged.OwnerReferences[0].UID = "forged-uid"
 
-	got := instancesOf(gb, []corev1.Pod{owned("gb-2", false, RoleStandby), owned("gb-0", true, RoleActive), terminating, foreign, badName, noOwner, owned("gb-1", true, "")})
+	pods := []corev1.Pod{owned("gb-2", false, RoleStandby), owned("gb-0", true, RoleActive), terminating, foreign, badName,
+		noOwner, forged, owned("gb-1", true, "")}
+	g.Expect(instancesOf(gb, "", pods)).To(BeEmpty(), "no StatefulSet observed: no instance")
+	got := instancesOf(gb, "sts-uid", pods)
 	g.Expect(got).To(Equal([]instance{
 		{Name: "gb-0", Ordinal: 0, Ready: true, Role: RoleActive},
 		{Name: "gb-1", Ordinal: 1, Ready: true},

@@ -37,11 +37,14 @@ import (
 
 // workloadSettings are the operator settings one reconcile of a Guestbook
 // uses: from the live Settings when the reconciler has them, else from its
-// Image and ConflictRecheck fields.
+// Image and ConflictRecheck fields (and then no system namespace is
+// allowed).
 type workloadSettings struct {
 	image           string
 	resources       *corev1.ResourceRequirements
 	conflictRecheck time.Duration
+	// systemNamespaces are the kube-* namespaces Guestbooks may use.
+	systemNamespaces []string
 }
 
 func (r *GuestbookReconciler) settings() workloadSettings {
@@ -53,9 +56,10 @@ func (r *GuestbookReconciler) settings() workloadSettings {
 	}
 	s := r.Settings.Load()
 	return workloadSettings{
-		image:           s.GuestbookImage,
-		resources:       &s.GuestbookResources,
-		conflictRecheck: machinery.OrDefault(s.ConflictRecheckInterval, settings.DefaultConflictRecheckInterval),
+		image:            s.GuestbookImage,
+		resources:        &s.GuestbookResources,
+		conflictRecheck:  machinery.OrDefault(s.ConflictRecheckInterval, settings.DefaultConflictRecheckInterval),
+		systemNamespaces: s.GuestbookSystemNamespaces,
 	}
 }
 

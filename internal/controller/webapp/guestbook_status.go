@@ -25,6 +25,7 @@ import (
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	controllers "sunstrider.cn/operator/internal/controller"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // observation is what one reconcile saw of a Guestbook's world. The status
@@ -35,6 +36,9 @@ type observation struct {
 	// namespaceMissing is set when the namespace does not exist or is
 	// terminating; nothing else was observed then.
 	namespaceMissing bool
+	// namespaceRefused is set when the namespace is a system namespace
+	// the settings do not list; nothing else was observed then.
+	namespaceRefused bool
 	// children holds the API server's answers to the children's reads and
 	// writes: a conflict (nothing after it was observed then) or a refusal
 	// (the workload already running was still observed).
@@ -107,6 +111,10 @@ var ReadyReasons = controllers.Reasons{
 		Meaning: "Fewer ready instances than `spec.size`, or more instances than it (scaling down)"},
 	{Reason: webappv1.ReasonNamespaceNotFound, Class: controllers.Blocked,
 		Meaning: "`spec.namespace` does not exist (or is being deleted); the Guestbook starts once it is created"},
+	{Reason: webappv1.ReasonSystemNamespaceNotListed, Class: controllers.Blocked,
+		Meaning: "`spec.namespace` is a system namespace (`kube-*`) that the OperatorConfiguration's " +
+			"`spec.guestbookSystemNamespaces` does not list; nothing is made or relabelled there until an " +
+			"administrator lists it"},
 	{Reason: webappv1.ReasonResourceConflict, Class: controllers.Blocked,
 		Meaning: "The StatefulSet or Service of that name belongs to someone else; left untouched, and no Service " +
 			"is made and no Pod relabelled for a StatefulSet someone else runs"},
@@ -114,6 +122,15 @@ var ReadyReasons = controllers.Reasons{
 		Meaning: "The API server refused the StatefulSet, Service or ConfigMap, or a Pod's role label (a quota, an " +
 			"admission policy, RBAC); the running instances keep being served and the election goes on, but no " +
 			"instance is promoted while a demotion is refused; the message is the API server's"},
+}
+
+// systemNamespaceMessage says, for a person, why a Guestbook in system
+// namespace ns is refused, and how to allow it.
+func systemNamespaceMessage(ns string) string {
+	return fmt.Sprintf("Namespace %s is a system namespace: the operator makes nothing there for a Guestbook "+
+		"unless an administrator lists it in %s of the OperatorConfiguration (docs/security.md); "+
+		"list it, or delete this Guestbook",
+		ns, settings.GuestbookSystemNamespacesField)
 }
 
 // statefulSetRollingOut says, for a person, how far the StatefulSet is from
@@ -151,6 +168,9 @@ func readyCondition(obs *observation) metav1.Condition {
 	rollout := statefulSetRollingOut(obs.statefulSet)
 	reason, message, childrenNotReady := obs.childrenNotReady()
 	switch {
+	case obs.namespaceRefused:
+		cond.Reason = webappv1.ReasonSystemNamespaceNotListed
+		cond.Message = systemNamespaceMessage(obs.namespace)
 	case obs.namespaceMissing:
 		cond.Reason = webappv1.ReasonNamespaceNotFound
 		cond.Message = fmt.Sprintf("Namespace %s does not exist (or is being deleted); the Guestbook starts once it is created",
@@ -178,6 +198,9 @@ func availableCondition(obs *observation) metav1.Condition {
 	cond := metav1.Condition{Type: webappv1.ConditionAvailable, Status: metav1.ConditionFalse}
 	reason, message, _ := obs.childrenNotReady()
 	switch {
+	case obs.namespaceRefused:
+		cond.Reason = webappv1.ReasonSystemNamespaceNotListed
+		cond.Message = fmt.Sprintf("The operator runs no instance in system namespace %s", obs.namespace)
 	case obs.namespaceMissing:
 		cond.Reason = webappv1.ReasonNamespaceNotFound
 		cond.Message = fmt.Sprintf("Namespace %s does not exist", obs.namespace)

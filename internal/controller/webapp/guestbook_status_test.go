@@ -97,6 +97,14 @@ var conditionTests = []struct {
 		wantKStatus: kstatus.FailedStatus,
 	},
 	{
+		name:         "system namespace not listed",
+		obs:          observation{namespace: "kube-system", namespaceRefused: true, size: 3, children: noAnswer()},
+		wantReady:    metav1.ConditionFalse,
+		wantReadyWhy: webappv1.ReasonSystemNamespaceNotListed, wantAvailable: metav1.ConditionFalse,
+		wantAvailWhy: webappv1.ReasonSystemNamespaceNotListed,
+		wantKStatus:  kstatus.FailedStatus,
+	},
+	{
 		name:         "conflict",
 		obs:          observation{namespace: "ns", children: conflict("StatefulSet ns/gb (it has no controller)"), size: 3},
 		wantReady:    metav1.ConditionFalse,
@@ -234,6 +242,18 @@ func TestComputeStatusMessages(t *testing.T) {
 		g.Expect(meta.FindStatusCondition(status.Conditions, t).Message).To(Equal(
 			"StatefulSet ns/gb (it has no controller) exists and is not controlled by this Guestbook; the operator leaves it untouched"))
 	}
+}
+
+// TestSystemNamespaceMessage: the message names the namespace, the field
+// that allows it and what a person can do.
+func TestSystemNamespaceMessage(t *testing.T) {
+	g := NewWithT(t)
+	gb := &webappv1.Guestbook{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	status := computeStatus(gb, &observation{namespace: "kube-system", namespaceRefused: true, size: 1, children: noAnswer()})
+	g.Expect(meta.FindStatusCondition(status.Conditions, webappv1.ConditionReady).Message).To(Equal(
+		"Namespace kube-system is a system namespace: the operator makes nothing there for a Guestbook unless an " +
+			"administrator lists it in spec.guestbookSystemNamespaces of the OperatorConfiguration (docs/security.md); " +
+			"list it, or delete this Guestbook"))
 }
 
 // TestComputeStatusKStatus checks what GitOps tools make of every status:

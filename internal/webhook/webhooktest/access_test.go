@@ -24,6 +24,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,6 +34,7 @@ import (
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
+	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
@@ -123,6 +125,14 @@ func setChildAccess(t *testing.T, mode configv1alpha1.ChildAccess) {
 	t.Helper()
 	childAccess.Store(mode)
 	t.Cleanup(func() { childAccess.Store(configv1alpha1.ChildAccessRequester) })
+}
+
+// setSystemNamespaces lists namespaces in the OperatorConfiguration's
+// spec.guestbookSystemNamespaces for one test.
+func setSystemNamespaces(t *testing.T, namespaces ...string) {
+	t.Helper()
+	systemNamespaces.Store(&namespaces)
+	t.Cleanup(func() { systemNamespaces.Store(nil) })
 }
 
 // expectForbidden checks that err is the API server's Forbidden carrying
@@ -246,6 +256,7 @@ func TestGuestbookCreatorNeedsRightsWhereTheWorkloadLands(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
+	other := testutil.Namespace(t, k8sClient)
 	bind(t, "erin", "", clusterRoleFromFile(t, "webapp_guestbook_editor_role.yaml"))
 	bindEdit(t, "erin", ns)
 	erin := clientAs(t, "erin")
@@ -257,21 +268,98 @@ func TestGuestbookCreatorNeedsRightsWhereTheWorkloadLands(t *testing.T) {
 		return erin.Create(ctx, gb)
 	}).WithTimeout(10 * time.Second).Should(Succeed())
 
-	// kube-system: refused, naming the first right she lacks there.
+	// Someone else's namespace: refused, naming the first right she lacks
+	// there.
 	gb := validGuestbook(ns, "theirs")
-	gb.Spec.Namespace = "kube-system"
+	gb.Spec.Namespace = other
 	expectForbidden(g, erin.Create(ctx, gb), gb,
-		`user "erin" may not create statefulsets.apps in namespace kube-system, which this Guestbook would have the operator do`)
+		`user "erin" may not create statefulsets.apps in namespace `+other+`, which this Guestbook would have the operator do`)
 
 	// Allowed the workload but not to read the ConfigMap its instances mount.
-	bind(t, "erin", "kube-system", clusterRole(t, "workload",
+	bind(t, "erin", other, clusterRole(t, "workload",
 		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"statefulsets"}, Verbs: []string{"create", "update"}},
 		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"create", "update"}}))
 	g.Eventually(func(g Gomega) {
 		gb := validGuestbook(ns, "theirs")
-		gb.Spec.Namespace = "kube-system"
-		expectForbidden(g, erin.Create(ctx, gb), gb, `may not get configmaps/gb-config in namespace kube-system`)
+		gb.Spec.Namespace = other
+		expectForbidden(g, erin.Create(ctx, gb), gb, `may not get configmaps/gb-config in namespace `+other)
 	}).WithTimeout(10 * time.Second).Should(Succeed())
+}
+
+// TestGuestbookCreatorNeedsCreateConfigMapsWhenTheOperatorMakesIt: the
+// operator creates the ConfigMap a Guestbook names when it does not exist,
+// so its author must be allowed to create ConfigMaps there; reading one
+// that exists is enough otherwise.
+func TestGuestbookCreatorNeedsCreateConfigMapsWhenTheOperatorMakesIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	bind(t, "heidi", "", clusterRoleFromFile(t, "webapp_guestbook_editor_role.yaml"))
+	bind(t, "heidi", ns, clusterRole(t, "workload-no-configmaps",
+		rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"statefulsets"}, Verbs: []string{"create", "update"}},
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"create", "update"}},
+		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}))
+	heidi := clientAs(t, "heidi")
+	guestbook := func() *webappv1.Guestbook {
+		gb := validGuestbook(ns, "heidis")
+		gb.Spec.Namespace = ns
+		return gb
+	}
+
+	// The ConfigMap is missing: the operator would create it.
+	g.Eventually(func(g Gomega) {
+		gb := guestbook()
+		expectForbidden(g, heidi.Create(ctx, gb), gb,
+			`user "heidi" may not create configmaps in namespace `+ns+", which this Guestbook would have the operator do")
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+
+	// It exists: the operator only reads it, which she may.
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: guestbook().Spec.ConfigMapName, Namespace: ns}}
+	g.Expect(k8sClient.Create(ctx, cm)).To(Succeed())
+	g.Expect(heidi.Create(ctx, guestbook())).To(Succeed())
+
+	// Switching to a ConfigMap that does not exist is checked as a create.
+	gb := &webappv1.Guestbook{}
+	g.Expect(heidi.Get(ctx, client.ObjectKeyFromObject(guestbook()), gb)).To(Succeed())
+	gb.Spec.ConfigMapName = "gb-missing"
+	err := heidi.Update(ctx, gb)
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "want Forbidden, got %v", err)
+	g.Expect(err.Error()).To(ContainSubstring(`may not create configmaps in namespace ` + ns))
+}
+
+// TestGuestbookInASystemNamespaceIsRefusedUnlessListed: whatever the mode
+// and the author's rights (the envtest administrator has them all), a
+// Guestbook in a kube-* namespace is refused, naming the field and the
+// OperatorConfiguration field that allows it, until that field lists the
+// namespace.
+func TestGuestbookInASystemNamespaceIsRefusedUnlessListed(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	inSystem := func(name, system string) *webappv1.Guestbook {
+		gb := validGuestbook(ns, name)
+		gb.Spec.Namespace = system
+		return gb
+	}
+	expectRefused := func(gb *webappv1.Guestbook) {
+		t.Helper()
+		err := k8sClient.Create(ctx, gb)
+		g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
+		g.Expect(err.Error()).To(ContainSubstring("spec.namespace: Forbidden: " + gb.Spec.Namespace + " is a system namespace"))
+		g.Expect(err.Error()).To(ContainSubstring("spec.guestbookSystemNamespaces of the OperatorConfiguration"))
+		g.Expect(apierrors.IsNotFound(k8sClient.Get(ctx, client.ObjectKeyFromObject(gb), &webappv1.Guestbook{}))).
+			To(BeTrue(), "nothing stored")
+	}
+
+	for _, mode := range []configv1alpha1.ChildAccess{configv1alpha1.ChildAccessRequester, configv1alpha1.ChildAccessDelegated} {
+		setChildAccess(t, mode)
+		expectRefused(inSystem("system", "kube-system"))
+		expectRefused(inSystem("public", "kube-public"))
+	}
+
+	setSystemNamespaces(t, "kube-system")
+	g.Expect(k8sClient.Create(ctx, inSystem("system", "kube-system"))).To(Succeed(), "listed")
+	expectRefused(inSystem("public", "kube-public"))
 }
 
 func TestMyCustomResourceCreatorMustBeAbleToReadTheFriendPod(t *testing.T) {

@@ -53,6 +53,7 @@ import (
 	"sunstrider.cn/operator/internal/access"
 	"sunstrider.cn/operator/internal/testutil"
 	appswebhookv1 "sunstrider.cn/operator/internal/webhook/apps/v1"
+	configwebhookv1alpha1 "sunstrider.cn/operator/internal/webhook/config/v1alpha1"
 	examplewebhookv1 "sunstrider.cn/operator/internal/webhook/example/v1"
 	pocwebhookv1 "sunstrider.cn/operator/internal/webhook/poc/v1"
 	webappwebhookv1 "sunstrider.cn/operator/internal/webhook/webapp/v1"
@@ -70,6 +71,12 @@ var restConfig *rest.Config
 // read at every request, as the operator's live settings; tests that change
 // it put it back.
 var childAccess atomic.Value
+
+// systemNamespaces is the OperatorConfiguration's
+// spec.guestbookSystemNamespaces the Guestbook webhook reads at every
+// request, as the operator's live settings; tests that change it put it
+// back.
+var systemNamespaces atomic.Pointer[[]string]
 
 func TestMain(m *testing.M) {
 	code, err := run(m)
@@ -89,6 +96,7 @@ func newScheme() *runtime.Scheme {
 	utilruntime.Must(examplev1.AddToScheme(s))
 	utilruntime.Must(examplev1alpha1.AddToScheme(s))
 	utilruntime.Must(examplev1beta1.AddToScheme(s))
+	utilruntime.Must(configv1alpha1.AddToScheme(s))
 	return s
 }
 
@@ -96,8 +104,16 @@ func newScheme() *runtime.Scheme {
 var setups = []func(ctrl.Manager, *access.Reviewer) error{
 	appswebhookv1.SetupApplicationWebhookWithManager,
 	pocwebhookv1.SetupMyCustomResourceWebhookWithManager,
-	webappwebhookv1.SetupGuestbookWebhookWithManager,
+	func(mgr ctrl.Manager, reviewer *access.Reviewer) error {
+		return webappwebhookv1.SetupGuestbookWebhookWithManager(mgr, reviewer, func() []string {
+			if ns := systemNamespaces.Load(); ns != nil {
+				return *ns
+			}
+			return nil
+		})
+	},
 	examplewebhookv1.SetupDrinkWebhookWithManager,
+	configwebhookv1alpha1.SetupOperatorConfigurationWebhookWithManager,
 }
 
 func run(m *testing.M) (code int, err error) {

@@ -17,7 +17,6 @@ limitations under the License.
 package v1
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -49,39 +48,9 @@ var (
 	servicePath    = specPath.Child("service")
 )
 
-// Bounds of what an Application hands the operator to copy into its
-// children, in bytes of the JSON encoding: spec.deployment becomes the
-// Deployment's spec, spec.service the Service's. They embed the core types
-// (a Pod template, a Service spec), inside which a CRD schema can carry no
-// maxItems or maxLength of its own, so the webhook bounds each whole: every
-// list and string inside (containers, env, volumes, args, ports, selectors,
-// annotations of the Pod template...) is bounded by it.
-//
-// Without them only the API server bounds an Application: 3 MiB per
-// request, about 1.5 MiB per object in etcd. That is too much for what the
-// operator does with one: the cache holds it and its Deployment, and a
-// reconcile turns the template into maps several times (drift check, apply configuration), each list entry a map of a few
-// hundred bytes however short its JSON: the drift check alone allocates
-// tens of times the template's size for a template of short env entries
-// (docs/security.md has the measurement), and the operator runs 16
-// reconciles at once
-// (--max-concurrent-reconciles): a handful of maximal Applications would
-// take a replica past its 256 MiB limit, then the standby replica that takes
-// over. 128 KiB is more than ten times the Pod templates of common charts
-// (sidecars, long env lists); a Service spec needs much less.
-const (
-	maxDeploymentBytes = 128 << 10
-	maxServiceBytes    = 64 << 10
-	// maxAutoscalingBytes and maxRouteBytes bound spec.autoscaling (whose
-	// metrics carry selectors and names of their own) and spec.route, as
-	// the other parts the operator copies into a child.
-	maxAutoscalingBytes = 16 << 10
-	maxRouteBytes       = 16 << 10
-)
-
 // validateApplication returns every rule app breaks.
 func validateApplication(app *sunappsv1.Application) field.ErrorList {
-	if errs := validateSizes(app); len(errs) > 0 {
+	if errs := sunappsv1.ValidateSizes(app); len(errs) > 0 {
 		// The other rules would only describe an object refused anyway.
 		return errs
 	}
@@ -107,36 +76,6 @@ func validateServiceType(svc *corev1.ServiceSpec, path *field.Path) field.ErrorL
 		return nil
 	}
 	return field.ErrorList{field.NotSupported(path, svc.Type, supportedServiceTypes)}
-}
-
-// validateSizes bounds spec.deployment, spec.service, spec.autoscaling and
-// spec.route (maxDeploymentBytes, maxServiceBytes, maxAutoscalingBytes,
-// maxRouteBytes).
-func validateSizes(app *sunappsv1.Application) field.ErrorList {
-	var errs field.ErrorList
-	for _, part := range []struct {
-		path  *field.Path
-		value any
-		max   int
-	}{
-		{deploymentPath, &app.Spec.Deployment, maxDeploymentBytes},
-		{servicePath, &app.Spec.Service, maxServiceBytes},
-		{specPath.Child("autoscaling"), app.Spec.Autoscaling, maxAutoscalingBytes},
-		{specPath.Child("route"), app.Spec.Route, maxRouteBytes},
-	} {
-		data, err := json.Marshal(part.value)
-		if err != nil {
-			errs = append(errs, field.InternalError(part.path, err))
-			continue
-		}
-		if len(data) > part.max {
-			e := field.TooLong(part.path, "", part.max)
-			e.Detail = fmt.Sprintf("is %d bytes as JSON, may not be more than %d bytes (the operator copies it into the Application's children)",
-				len(data), part.max)
-			errs = append(errs, e)
-		}
-	}
-	return errs
 }
 
 // validateApplicationUpdate returns every rule the update from old to app

@@ -166,17 +166,17 @@ func TestValidateApplication(t *testing.T) {
 			a.Spec.Service.Type = corev1.ServiceTypeNodePort
 			a.Spec.Service.Ports[0].NodePort = -1
 		}, want: []fieldErr{{field.ErrorTypeInvalid, "spec.service.ports[0].nodePort"}}},
-		{name: "deployment at its bound", mutate: padDeployment(maxDeploymentBytes)},
-		{name: "deployment beyond its bound", mutate: padDeployment(maxDeploymentBytes + 1),
+		{name: "deployment at its bound", mutate: padDeployment(sunappsv1.MaxDeploymentBytes)},
+		{name: "deployment beyond its bound", mutate: padDeployment(sunappsv1.MaxDeploymentBytes + 1),
 			want: []fieldErr{{field.ErrorTypeTooLong, "spec.deployment"}}},
-		{name: "service at its bound", mutate: padService(maxServiceBytes)},
+		{name: "service at its bound", mutate: padService(sunappsv1.MaxServiceBytes)},
 		{name: "service beyond its bound, other rules unchecked", mutate: func(a *sunappsv1.Application) {
-			padService(maxServiceBytes + 1)(a)
+			padService(sunappsv1.MaxServiceBytes + 1)(a)
 			a.Spec.Deployment.Template.Spec.Containers = nil
 		}, want: []fieldErr{{field.ErrorTypeTooLong, "spec.service"}}},
 		{name: "both beyond their bounds", mutate: func(a *sunappsv1.Application) {
-			padDeployment(maxDeploymentBytes + 1)(a)
-			padService(maxServiceBytes + 1)(a)
+			padDeployment(sunappsv1.MaxDeploymentBytes + 1)(a)
+			padService(sunappsv1.MaxServiceBytes + 1)(a)
 		}, want: []fieldErr{{field.ErrorTypeTooLong, "spec.deployment"}, {field.ErrorTypeTooLong, "spec.service"}}},
 	}
 	for _, tt := range tests {
@@ -258,10 +258,10 @@ func jsonSize(v any) int {
 func TestValidateSizesMessage(t *testing.T) {
 	g := NewWithT(t)
 	app := validApp()
-	padDeployment(maxDeploymentBytes + 10)(app)
+	padDeployment(sunappsv1.MaxDeploymentBytes + 10)(app)
 	errs := validateApplication(app)
 	g.Expect(errs).To(HaveLen(1))
 	g.Expect(errs[0].Error()).To(Equal(fmt.Sprintf(
 		"spec.deployment: Too long: is %d bytes as JSON, may not be more than %d bytes (the operator copies it into the Application's children)",
-		maxDeploymentBytes+10, maxDeploymentBytes)))
+		sunappsv1.MaxDeploymentBytes+10, sunappsv1.MaxDeploymentBytes)))
 }

@@ -17,7 +17,14 @@ limitations under the License.
 package v1
 
 import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
 	"sunstrider.cn/operator/internal/access"
@@ -28,15 +35,47 @@ var guestbooksResource = schema.GroupResource{Group: webappv1.GroupVersion.Group
 
 // guestbookAccess returns what the operator does for gb, which its author
 // must be allowed to do in spec.namespace, where the workload lands: create
-// and update its StatefulSet and Service, and read the ConfigMap
-// spec.configMapName that its instances mount. (A Guestbook is
-// cluster-scoped: without this, whoever may create one gets a workload in
-// any namespace, kube-system included.)
-func guestbookAccess(gb *webappv1.Guestbook) []access.Check {
-	ns := gb.Spec.Namespace
-	if ns == "" {
-		ns = webappv1.DefaultNamespace
-	}
+// and update its StatefulSet and Service, read the ConfigMap
+// spec.configMapName that its instances mount and, when configMapExists is
+// false, create that ConfigMap, which the operator then makes with default
+// settings. (A Guestbook is cluster-scoped: without this, whoever may
+// create one gets a workload, or a ConfigMap, in any namespace.)
+func guestbookAccess(gb *webappv1.Guestbook, configMapExists bool) []access.Check {
+	ns := namespaceOf(gb)
 	checks := append(access.Writes("apps", "statefulsets", ns), access.Writes("", "services", ns)...)
-	return append(checks, access.Check{Verb: "get", Resource: "configmaps", Namespace: ns, Name: gb.Spec.ConfigMapName})
+	checks = append(checks, access.Check{Verb: "get", Resource: "configmaps", Namespace: ns, Name: gb.Spec.ConfigMapName})
+	if !configMapExists {
+		checks = append(checks, access.Check{Verb: "create", Resource: "configmaps", Namespace: ns})
+	}
+	return checks
+}
+
+// namespaceOf returns the namespace holding gb's workload: spec.namespace,
+// which the defaulting webhook fills in.
+func namespaceOf(gb *webappv1.Guestbook) string {
+	if gb.Spec.Namespace == "" {
+		return webappv1.DefaultNamespace
+	}
+	return gb.Spec.Namespace
+}
+
+// configMapExists tells whether the ConfigMap gb names exists, read from
+// the API server (metadata only): when it does not, the operator will
+// create it. A nil reader reports it missing, which asks the stricter
+// check.
+func configMapExists(ctx context.Context, reader client.Reader, gb *webappv1.Guestbook) (bool, error) {
+	if reader == nil {
+		return false, nil
+	}
+	cm := &metav1.PartialObjectMetadata{}
+	cm.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ConfigMap"))
+	key := client.ObjectKey{Namespace: namespaceOf(gb), Name: gb.Spec.ConfigMapName}
+	switch err := reader.Get(ctx, key, cm); {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	default:
+		return false, fmt.Errorf("looking up ConfigMap %s: %w", key, err)
+	}
 }

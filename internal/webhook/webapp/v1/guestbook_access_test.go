@@ -27,21 +27,26 @@ import (
 func TestGuestbookAccess(t *testing.T) {
 	for _, tc := range []struct {
 		name, namespace string
+		configMapExists bool
 		want            []string
 	}{
-		{name: "its namespace", namespace: "team-a", want: []string{
+		{name: "its namespace", namespace: "team-a", configMapExists: true, want: []string{
 			"create statefulsets.apps in namespace team-a", "update statefulsets.apps in namespace team-a",
 			"create services in namespace team-a", "update services in namespace team-a",
 			"get configmaps/gb-config in namespace team-a"}},
-		{name: "unset: the default namespace", want: []string{
+		{name: "unset: the default namespace", configMapExists: true, want: []string{
 			"create statefulsets.apps in namespace default", "update statefulsets.apps in namespace default",
 			"create services in namespace default", "update services in namespace default",
 			"get configmaps/gb-config in namespace default"}},
+		{name: "a missing ConfigMap: the operator creates it", namespace: "team-a", want: []string{
+			"create statefulsets.apps in namespace team-a", "update statefulsets.apps in namespace team-a",
+			"create services in namespace team-a", "update services in namespace team-a",
+			"get configmaps/gb-config in namespace team-a", "create configmaps in namespace team-a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			gb := &webappv1.Guestbook{Spec: webappv1.GuestbookSpec{Namespace: tc.namespace, ConfigMapName: "gb-config"}}
 			var got []string
-			for _, c := range guestbookAccess(gb) {
+			for _, c := range guestbookAccess(gb, tc.configMapExists) {
 				got = append(got, c.String())
 			}
 			NewWithT(t).Expect(got).To(Equal(tc.want))

@@ -17,12 +17,14 @@ limitations under the License.
 package v1
 
 import (
+	"fmt"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
+	"sunstrider.cn/operator/internal/settings"
 )
 
 // Bounds of a Guestbook's spec, as in its CRD schema.
@@ -92,6 +94,22 @@ func validateAlias(alias webappv1.GuestbookAlias, path *field.Path) field.ErrorL
 		return nil
 	}
 	return field.ErrorList{field.NotSupported(path, alias, supportedAliases)}
+}
+
+// validatePlacement refuses a Guestbook whose workload would land in a
+// system namespace (kube-*) that allowed, the OperatorConfiguration's
+// spec.guestbookSystemNamespaces, does not list, whatever the author's
+// rights: the operator's own would make it there (Delegated mode), and a
+// workload beside the control plane's is an administrator's decision.
+func validatePlacement(gb *webappv1.Guestbook, allowed []string) field.ErrorList {
+	ns := gb.Spec.Namespace
+	if !settings.GuestbookNamespaceRefused(ns, allowed) {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(specPath.Child("namespace"), fmt.Sprintf(
+		"%s is a system namespace: a Guestbook may use a namespace starting with %q only when an administrator "+
+			"lists it in %s of the OperatorConfiguration (docs/security.md)",
+		ns, settings.SystemNamespacePrefix, settings.GuestbookSystemNamespacesField))}
 }
 
 // validateNamespace requires a namespace name: a DNS-1123 label.

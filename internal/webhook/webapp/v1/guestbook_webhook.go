@@ -27,6 +27,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	webappv1 "sunstrider.cn/operator/api/webapp/v1"
@@ -35,14 +36,16 @@ import (
 
 // SetupGuestbookWebhookWithManager registers the defaulting and validating
 // webhooks of Guestbook with mgr's webhook server; reviewer checks that the
-// author may make the Guestbook's workload.
-func SetupGuestbookWebhookWithManager(mgr ctrl.Manager, reviewer *access.Reviewer) error {
+// author may make the Guestbook's workload, and systemNamespaces returns,
+// at each request, the kube-* namespaces Guestbooks may use (the live
+// settings' GuestbookSystemNamespaces; nil allows none).
+func SetupGuestbookWebhookWithManager(mgr ctrl.Manager, reviewer *access.Reviewer, systemNamespaces func() []string) error {
 	if reviewer == nil {
 		return errors.New("the Guestbook webhooks need an access reviewer")
 	}
 	if err := ctrl.NewWebhookManagedBy(mgr, &webappv1.Guestbook{}).
 		WithDefaulter(&GuestbookDefaulter{}).
-		WithValidator(&GuestbookValidator{Access: reviewer}).
+		WithValidator(&GuestbookValidator{Access: reviewer, Reader: mgr.GetAPIReader(), SystemNamespaces: systemNamespaces}).
 		Complete(); err != nil {
 		return fmt.Errorf("setting up the Guestbook webhooks: %w", err)
 	}
@@ -67,21 +70,39 @@ func (d *GuestbookDefaulter) Default(ctx context.Context, gb *webappv1.Guestbook
 // +kubebuilder:webhook:path=/validate-webapp-my-domain-v1-guestbook,mutating=false,failurePolicy=fail,sideEffects=None,groups=webapp.my.domain,resources=guestbooks,verbs=create;update,versions=v1,name=vguestbook-v1.sunstrider.cn,admissionReviewVersions=v1,timeoutSeconds=5
 
 // GuestbookValidator rejects invalid Guestbooks (see validateGuestbook and
-// validateGuestbookUpdate), then those whose author may not make their
-// workload (guestbookAccess).
+// validateGuestbookUpdate) and those in a system namespace the
+// OperatorConfiguration does not list (validatePlacement), then those whose
+// author may not make their workload (guestbookAccess).
 type GuestbookValidator struct {
 	// Access checks the author's rights; nil checks nothing (unit tests).
 	Access *access.Reviewer
+	// Reader reads from the API server whether the ConfigMap a Guestbook
+	// names exists, when Access enforces: the operator creates a missing
+	// one, which its author must then be allowed to do. nil takes it as
+	// missing.
+	Reader client.Reader
+	// SystemNamespaces returns the kube-* namespaces Guestbooks may use;
+	// nil allows none.
+	SystemNamespaces func() []string
+}
+
+// systemNamespaces returns the kube-* namespaces Guestbooks may use now.
+func (v *GuestbookValidator) systemNamespaces() []string {
+	if v.SystemNamespaces == nil {
+		return nil
+	}
+	return v.SystemNamespaces()
 }
 
 var _ admission.Validator[*webappv1.Guestbook] = &GuestbookValidator{}
 
 // ValidateCreate implements admission.Validator.
 func (v *GuestbookValidator) ValidateCreate(ctx context.Context, gb *webappv1.Guestbook) (admission.Warnings, error) {
-	if err := invalid(ctx, gb, validateGuestbook(gb)); err != nil {
+	errs := append(validateGuestbook(gb), validatePlacement(gb, v.systemNamespaces())...)
+	if err := invalid(ctx, gb, errs); err != nil {
 		return nil, err
 	}
-	return nil, v.Access.Review(ctx, guestbooksResource, "Guestbook", gb.Name, guestbookAccess(gb))
+	return nil, v.review(ctx, gb)
 }
 
 // ValidateUpdate implements admission.Validator. An unchanged spec passes.
@@ -92,7 +113,31 @@ func (v *GuestbookValidator) ValidateUpdate(ctx context.Context, old, gb *webapp
 	if equality.Semantic.DeepEqual(old.Spec, gb.Spec) {
 		return nil, nil
 	}
-	return nil, v.Access.Review(ctx, guestbooksResource, "Guestbook", gb.Name, guestbookAccess(gb))
+	// A Guestbook stored in a system namespace before the rule (or while
+	// the webhook was off) may still be deleted, or have its metadata
+	// changed, but not its spec: the controller leaves it Stalled.
+	if err := invalid(ctx, gb, validatePlacement(gb, v.systemNamespaces())); err != nil {
+		return nil, err
+	}
+	return nil, v.review(ctx, gb)
+}
+
+// review checks that the author of gb may do what the operator will do for
+// it, the ConfigMap's creation included when it does not exist yet. The
+// ConfigMap is looked up only when the reviewer enforces: Delegated mode
+// costs no read.
+func (v *GuestbookValidator) review(ctx context.Context, gb *webappv1.Guestbook) error {
+	if !v.Access.Enforcing() {
+		return nil
+	}
+	exists, err := configMapExists(ctx, v.Reader, gb)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Failed to look up the Guestbook's ConfigMap")
+		// As for a review the API server did not answer: the write is
+		// refused (503), never let through unchecked.
+		return apierrors.NewServiceUnavailable(err.Error())
+	}
+	return v.Access.Review(ctx, guestbooksResource, "Guestbook", gb.Name, guestbookAccess(gb, exists))
 }
 
 // ValidateDelete implements admission.Validator; deleting is always allowed.

@@ -17,9 +17,11 @@ limitations under the License.
 package v1
 
 import (
+	"context"
 	"testing"
 
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -105,6 +107,61 @@ func TestValidateGuestbookUpdate(t *testing.T) {
 	relabelled := legacy.DeepCopy()
 	relabelled.Labels = map[string]string{"team": "a"}
 	g.Expect(validateGuestbookUpdate(legacy, relabelled)).To(BeEmpty(), "an unchanged spec passes")
+}
+
+func TestValidatePlacement(t *testing.T) {
+	for _, tc := range []struct {
+		name, namespace string
+		allowed         []string
+		want            []fieldErr
+	}{
+		{name: "an ordinary namespace", namespace: "team-a"},
+		{name: "kube-system, nothing listed", namespace: "kube-system",
+			want: []fieldErr{{field.ErrorTypeForbidden, "spec.namespace"}}},
+		{name: "kube-public, kube-system listed", namespace: "kube-public", allowed: []string{"kube-system"},
+			want: []fieldErr{{field.ErrorTypeForbidden, "spec.namespace"}}},
+		{name: "kube-system listed", namespace: "kube-system", allowed: []string{"kube-system"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := NewWithT(t)
+			gb := validGuestbook()
+			gb.Spec.Namespace = tc.namespace
+			errs := validatePlacement(gb, tc.allowed)
+			g.Expect(fieldErrs(errs)).To(Equal(tc.want))
+			if len(errs) > 0 {
+				g.Expect(errs.ToAggregate().Error()).To(ContainSubstring(
+					"spec.namespace: Forbidden: " + tc.namespace + " is a system namespace"))
+				g.Expect(errs.ToAggregate().Error()).To(ContainSubstring("spec.guestbookSystemNamespaces"),
+					"the message says how to allow it")
+			}
+		})
+	}
+}
+
+// TestSystemNamespaceRuleOnUpdate: a Guestbook stored in kube-system before
+// the rule keeps its metadata writable (and so its deletion through
+// finalizers), but not its spec.
+func TestSystemNamespaceRuleOnUpdate(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	v := &GuestbookValidator{}
+	stored := validGuestbook()
+	stored.Spec.Namespace = "kube-system"
+
+	relabelled := stored.DeepCopy()
+	relabelled.Labels = map[string]string{"team": "a"}
+	_, err := v.ValidateUpdate(ctx, stored, relabelled)
+	g.Expect(err).NotTo(HaveOccurred(), "an unchanged spec passes")
+
+	resized := stored.DeepCopy()
+	resized.Spec.Size = 3
+	_, err = v.ValidateUpdate(ctx, stored, resized)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want Invalid, got %v", err)
+	g.Expect(err.Error()).To(ContainSubstring("spec.guestbookSystemNamespaces"))
+
+	v.SystemNamespaces = func() []string { return []string{"kube-system"} }
+	_, err = v.ValidateUpdate(ctx, stored, resized)
+	g.Expect(err).NotTo(HaveOccurred(), "listed")
 }
 
 func TestDefaultGuestbook(t *testing.T) {
