@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -346,10 +347,32 @@ data: {k: v}
 	t.Cleanup(func() { _, _ = sh(t, nil, kubectl, "delete", "configmap", probe, "-n", "kube-system") })
 	// RBAC grants the CA injection update, not patch: the webhook
 	// configuration is replaced, with a rule widened.
-	webhook := mustSh(t, nil, kubectl, "get", "validatingwebhookconfiguration",
-		"sunstrider-operator-validating-webhook-configuration", "-o", "json")
-	widened := strings.Replace(webhook, `"resources": [`, `"resources": ["*", `, 1)
-	g.Expect(widened).NotTo(Equal(webhook))
+	const webhookName = "sunstrider-operator-validating-webhook-configuration"
+	if _, err := sh(t, nil, kubectl, "get", "validatingwebhookconfiguration", webhookName); err != nil {
+		// Run alone, before any deployment made it: a stand-in that calls
+		// nothing (no object has the label it selects).
+		mustSh(t, []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: `+webhookName+`}
+webhooks:
+- name: vprobe.sunstrider.cn
+  clientConfig: {url: "https://127.0.0.1:1/probe"}
+  rules: [{operations: [CREATE], apiGroups: [apps.sunstrider.cn], apiVersions: [v1], resources: [applications]}]
+  objectSelector: {matchLabels: {sunstrider.cn/write-policy-probe: none}}
+  failurePolicy: Ignore
+  sideEffects: None
+  admissionReviewVersions: [v1]
+`), kubectl, "apply", "-f", "-")
+		t.Cleanup(func() { _, _ = sh(t, nil, kubectl, "delete", "validatingwebhookconfiguration", webhookName) })
+	}
+	webhook := mustSh(t, nil, kubectl, "get", "validatingwebhookconfiguration", webhookName, "-o", "json")
+	var obj map[string]any
+	g.Expect(json.Unmarshal([]byte(webhook), &obj)).To(Succeed())
+	rules := obj["webhooks"].([]any)[0].(map[string]any)["rules"].([]any)
+	rules[0].(map[string]any)["resources"] = []any{"*"}
+	data, err := json.Marshal(obj)
+	g.Expect(err).NotTo(HaveOccurred())
+	widened := string(data)
 	for _, write := range []struct {
 		args    []string
 		stdin   string

@@ -21,12 +21,14 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
 	examplev1 "sunstrider.cn/operator/api/example/v1"
 	examplev1alpha1 "sunstrider.cn/operator/api/example/v1alpha1"
 	examplev1beta1 "sunstrider.cn/operator/api/example/v1beta1"
@@ -116,6 +118,18 @@ func TestQuickStart(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(strings.Count(string(startLog), "Admission webhooks are not registered in the cluster")).To(Equal(1),
 		"one log line says what make install does not register")
+	// So nothing checks a requester's rights at admission, and the
+	// OperatorConfiguration says so rather than claim a check.
+	g.Eventually(func(g Gomega) {
+		cfg := &configv1alpha1.OperatorConfiguration{}
+		g.Expect(admin.Get(ctx(), client.ObjectKey{Name: configv1alpha1.ConfigurationName}, cfg)).To(Succeed())
+		g.Expect(cfg.Status.Effective.ChildAccess).To(Equal(configv1alpha1.ChildAccessUnenforced))
+		c := meta.FindStatusCondition(cfg.Status.Conditions, configv1alpha1.ConditionAccessChecks)
+		g.Expect(c).NotTo(BeNil(), "the AccessChecks condition")
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(configv1alpha1.ReasonUnenforced))
+		g.Expect(c.Message).To(ContainSubstring("no ValidatingWebhookConfiguration registers"))
+	}).Should(Succeed(), "make run reports that no access check runs")
 	mustSh(t, nil, kubectl, "apply", "-k", "config/samples")
 
 	t.Run("every kind is reconciled", func(t *testing.T) {
