@@ -73,6 +73,7 @@ import (
 	examplewebhook "sunstrider.cn/operator/internal/webhook/example/v1"
 	pocwebhook "sunstrider.cn/operator/internal/webhook/poc/v1"
 	webappwebhook "sunstrider.cn/operator/internal/webhook/webapp/v1"
+	"sunstrider.cn/operator/internal/webhookauth"
 	// +kubebuilder:scaffold:imports
 )
 
@@ -100,29 +101,32 @@ type options struct {
 	metricsAddr                                      string
 	metricsCertPath, metricsCertName, metricsCertKey string
 	webhookCertPath, webhookCertName, webhookCertKey string
-	webhookPort                                      int
-	enableLeaderElection                             bool
-	leaderElectionNamespace                          string
-	leaseDuration, renewDeadline, retryPeriod        time.Duration
-	gracefulShutdownTimeout                          time.Duration
-	probeAddr                                        string
-	secureMetrics                                    bool
-	enableHTTP2                                      bool
-	guestbookImage                                   string
-	enableWebhooks                                   bool
-	certMode                                         string
-	webhookSecretName                                string
-	webhookServiceName                               string
-	metricsServiceName                               string
-	webhookExtraDNSNames                             string
-	operatorNamespace                                string
-	pprofAddr                                        string
-	maxConcurrentReconciles                          int
-	kubeAPIQPS                                       float64
-	kubeAPIBurst                                     int
-	kubeAPICompression                               bool
-	printVersion                                     bool
-	zap                                              zap.Options
+	// webhookClientCAPath, when set, is the PEM bundle of the CAs whose
+	// client certificates the admission webhooks require (webhookauth).
+	webhookClientCAPath                       string
+	webhookPort                               int
+	enableLeaderElection                      bool
+	leaderElectionNamespace                   string
+	leaseDuration, renewDeadline, retryPeriod time.Duration
+	gracefulShutdownTimeout                   time.Duration
+	probeAddr                                 string
+	secureMetrics                             bool
+	enableHTTP2                               bool
+	guestbookImage                            string
+	enableWebhooks                            bool
+	certMode                                  string
+	webhookSecretName                         string
+	webhookServiceName                        string
+	metricsServiceName                        string
+	webhookExtraDNSNames                      string
+	operatorNamespace                         string
+	pprofAddr                                 string
+	maxConcurrentReconciles                   int
+	kubeAPIQPS                                float64
+	kubeAPIBurst                              int
+	kubeAPICompression                        bool
+	printVersion                              bool
+	zap                                       zap.Options
 }
 
 // Throughput defaults, chosen with `make bench` (docs/performance.md).
@@ -212,6 +216,11 @@ func parseFlags() *options {
 			"Drink CRD and the webhook configurations that exist; no namespace or Secret needed).")
 	flag.StringVar(&o.webhookCertPath, "webhook-cert-path", "/tmp/k8s-webhook-server/serving-certs",
 		"Directory holding the webhook serving certificate (written there by the manager in --cert-mode=self).")
+	flag.StringVar(&o.webhookClientCAPath, "webhook-client-ca-path", "",
+		"PEM bundle of the CAs whose client certificates the admission webhooks require: set it, with "+
+			"kube-apiserver's --admission-control-config-file giving the API server such a certificate, and an "+
+			"admission request from any other caller is refused (401). The conversion webhook needs none: "+
+			"kube-apiserver calls it without one. Empty: callers are not authenticated (docs/security.md).")
 	flag.StringVar(&o.webhookSecretName, "webhook-secret-name", "sunstrider-operator-webhook-server-cert",
 		"Secret, in the operator's namespace, holding the self-managed CA and serving certificate.")
 	flag.StringVar(&o.webhookServiceName, "webhook-service-name", "sunstrider-operator-webhook-service",
@@ -294,13 +303,24 @@ func run(o *options, level atomicLevel) error {
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
 
+	webhookTLSOpts := slices.Clone(tlsOpts)
+	if o.webhookClientCAPath != "" {
+		cas, err := webhookauth.LoadClientCAs(o.webhookClientCAPath)
+		if err != nil {
+			return err
+		}
+		webhookTLSOpts = append(webhookTLSOpts, webhookauth.TLSOption(cas))
+	}
 	webhookServer := webhook.NewServer(webhook.Options{
-		TLSOpts:  tlsOpts,
+		TLSOpts:  webhookTLSOpts,
 		Port:     o.webhookPort,
 		CertDir:  o.webhookCertPath,
 		CertName: o.webhookCertName,
 		KeyName:  o.webhookCertKey,
 	})
+	if o.webhookClientCAPath != "" {
+		webhookServer = webhookauth.Server{Server: webhookServer}
+	}
 	if o.certMode != certModeExternal {
 		// The server starts once the manager has written its certificate.
 		webhookServer = certs.NewServer(webhookServer, o.webhookCertPath)

@@ -57,6 +57,7 @@ import (
 	examplewebhookv1 "sunstrider.cn/operator/internal/webhook/example/v1"
 	pocwebhookv1 "sunstrider.cn/operator/internal/webhook/poc/v1"
 	webappwebhookv1 "sunstrider.cn/operator/internal/webhook/webapp/v1"
+	"sunstrider.cn/operator/internal/webhookauth"
 )
 
 // k8sClient talks to the API server directly, without a cache, so every
@@ -66,6 +67,15 @@ var k8sClient client.Client
 // restConfig is the envtest administrator's, for clients impersonating
 // users.
 var restConfig *rest.Config
+
+// apiServer is the client certificate the suite's kube-apiserver presents
+// to the webhooks; webhookAddress is where they are served, with a
+// certificate of webhookServingCA.
+var (
+	apiServer        *apiServerClient
+	webhookAddress   string
+	webhookServingCA []byte
+)
 
 // childAccess is the OperatorConfiguration's spec.childAccess the webhooks
 // read at every request, as the operator's live settings; tests that change
@@ -128,6 +138,11 @@ func run(m *testing.M) (code int, err error) {
 	scheme := newScheme()
 	env.Scheme = scheme
 	env.WebhookInstallOptions = envtest.WebhookInstallOptions{Paths: []string{filepath.Join(root, "config", "webhook")}}
+	if apiServer, err = newAPIServerClient(); err != nil {
+		return 0, err
+	}
+	defer func() { _ = os.RemoveAll(apiServer.dir) }()
+	apiServer.configure(env)
 	cfg, err := testutil.Start(env)
 	if err != nil {
 		return 0, err
@@ -139,12 +154,21 @@ func run(m *testing.M) (code int, err error) {
 	}()
 
 	wio := &env.WebhookInstallOptions
+	webhookAddress = net.JoinHostPort(wio.LocalServingHost, strconv.Itoa(wio.LocalServingPort))
+	webhookServingCA = wio.LocalServingCAData
+	clientCAs, err := webhookauth.LoadClientCAs(apiServer.caPath)
+	if err != nil {
+		return 0, err
+	}
+	// The webhooks require the API server's client certificate, as
+	// --webhook-client-ca-path has cmd/main.go set them up.
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
-		WebhookServer: webhook.NewServer(webhook.Options{
+		WebhookServer: webhookauth.Server{Server: webhook.NewServer(webhook.Options{
 			Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
-		}),
+			TLSOpts: []func(*tls.Config){webhookauth.TLSOption(clientCAs)},
+		})},
 	})
 	if err != nil {
 		return 0, fmt.Errorf("creating manager: %w", err)
