@@ -157,13 +157,13 @@ E2E_CLUSTER ?= sunstrider-e2e
 .PHONY: test-e2e
 test-e2e: cluster-suite-bins ## End-to-end suite on a fresh local cluster (kwokctl, no Docker): a benchmark smoke run, then deploy and helm install/upgrade/test, the operator's RBAC and the trust boundary, the seeds' quick start and objects, malformed manifests, metrics, upgrade from the previous release.
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1 || true
-	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER),$(BATCH_NICE)) up
+	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER),WEBHOOK_CLIENT_CERT=1 $(BATCH_NICE)) up
 	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
 	rc=0; $(BATCH_NICE) go run ./test/bench -n 20 -idle 5s -references=false -quiet-wait 2s -apiserver-profile 1s -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench" || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \
-		$(BATCH_NICE) go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS) || rc=$$?; \
+		WEBHOOK_CLIENT_CA="$(E2E_DIR)/webhook-client/ca.crt" $(BATCH_NICE) go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS) || rc=$$?; \
 	fi; \
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 

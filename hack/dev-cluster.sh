@@ -17,7 +17,9 @@
 #      auto: add it when root, else say so in one line and go on; default 0),
 #      NODE_BIN, NODE_IMAGES (for the real node: hack/real-node.sh),
 #      METRICS_SERVER_BIN (metrics-server, run beside the real node when set)
-#      and METRICS_SERVER_MANIFESTS (its kustomize base).
+#      and METRICS_SERVER_MANIFESTS (its kustomize base),
+#      WEBHOOK_CLIENT_CERT (1: the API server presents a client certificate
+#      to admission webhooks, whose CA is $DEV_DIR/webhook-client/ca.crt).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${K8S_BIN:?}" "${KWOK_BIN:?}"
@@ -103,6 +105,54 @@ options:
 CONFIG
         config+=(--enable metrics-server --metrics-server-binary "$METRICS_SERVER_BIN")
       fi
+    fi
+    if [ "${WEBHOOK_CLIENT_CERT:-}" = 1 ]; then
+      # The API server presents a client certificate to every admission
+      # webhook (its admission configuration's kubeconfig, user '*'), which
+      # an operator run with --webhook-client-ca-path=$DEV_DIR/webhook-client/ca.crt
+      # requires (docs/security.md, "Who may call the webhooks").
+      wc=$DEV_DIR/webhook-client
+      mkdir -p "$wc"
+      openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=webhook-client-ca \
+        -keyout "$wc/ca.key" -out "$wc/ca.crt" 2>/dev/null
+      openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=kube-apiserver \
+        -keyout "$wc/client.key" -out "$wc/client.csr" 2>/dev/null
+      printf 'extendedKeyUsage=clientAuth\n' >"$wc/client.ext"
+      openssl x509 -req -in "$wc/client.csr" -CA "$wc/ca.crt" -CAkey "$wc/ca.key" -CAcreateserial -days 2 \
+        -extfile "$wc/client.ext" -out "$wc/client.crt" 2>/dev/null
+      cat >"$wc/kubeconfig" <<KUBECONFIG
+apiVersion: v1
+kind: Config
+users:
+- name: '*'
+  user:
+    client-certificate: $wc/client.crt
+    client-key: $wc/client.key
+KUBECONFIG
+      cat >"$wc/admission.yaml" <<ADMISSION
+apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionWebhook
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    kubeConfigFile: $wc/kubeconfig
+- name: MutatingAdmissionWebhook
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    kubeConfigFile: $wc/kubeconfig
+ADMISSION
+      cat >"$DEV_DIR/kwok-webhook-client.yaml" <<CONFIG
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+componentsPatches:
+- name: kube-apiserver
+  extraArgs:
+  - {key: admission-control-config-file, value: $wc/admission.yaml}
+CONFIG
+      config+=(--config "$DEV_DIR/kwok-webhook-client.yaml")
     fi
     "$kwokctl" create cluster "${config[@]}" --name "$DEV_CLUSTER" --runtime binary \
       --kubeconfig "$kubeconfig" \

@@ -48,6 +48,10 @@ var (
 	helm      string
 	manager   string
 	workDir   string
+	// webhookClientCA is the CA of the client certificate the cluster's
+	// API server presents to admission webhooks (hack/dev-cluster.sh's
+	// WEBHOOK_CLIENT_CERT), which the local operator requires.
+	webhookClientCA string
 	// admin talks to the cluster as its administrator.
 	admin client.Client
 	// operator is the locally running manager process.
@@ -75,7 +79,8 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	tools := map[string]*string{"KUBECTL": &kubectl, "KUSTOMIZE": &kustomize, "HELM": &helm, "MANAGER": &manager}
+	tools := map[string]*string{"KUBECTL": &kubectl, "KUSTOMIZE": &kustomize, "HELM": &helm, "MANAGER": &manager,
+		"WEBHOOK_CLIENT_CA": &webhookClientCA}
 	if workDir, admin, err = testutil.LocalCluster("test-e2e", "sunstrider-e2e-", scheme, tools); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -145,6 +150,8 @@ func startOperatorWith(t *testing.T, kubeconfig string, run operatorRun) {
 		"--webhook-extra-dns-names=localhost",
 		fmt.Sprintf("--webhook-port=%d", webhookPort),
 		"--webhook-cert-path="+run.certDir,
+		// Admission requests only from the API server (webhookauth).
+		"--webhook-client-ca-path="+webhookClientCA,
 		fmt.Sprintf("--health-probe-bind-address=:%d", probePort),
 		// HTTPS, authenticated and authorized, with the webhook certificate,
 		// valid for the metrics Service too, as deployed (metrics_test.go).
