@@ -281,16 +281,7 @@ const writePolicy = "sunstrider-operator-manager-writes"
 // TestGuestbookElectsOneActiveAndFailsOver sees the operator do.
 func expectPodPatchesConfined(t *testing.T, g *WithT) {
 	t.Helper()
-	// The API server (kube-controller-manager's status controller) checked
-	// the policy's expressions against the Pod schema.
-	g.Eventually(func(g Gomega) {
-		out := mustSh(t, nil, kubectl, "get", "validatingadmissionpolicy", podPolicy, "-o",
-			"jsonpath={.metadata.generation} {.status.observedGeneration} {.status.typeChecking}")
-		fields := strings.SplitN(out, " ", 3)
-		g.Expect(fields).To(HaveLen(3))
-		g.Expect(fields[1]).To(Equal(fields[0]), "the policy's status is current")
-		g.Expect(fields[2]).NotTo(ContainSubstring("expressionWarnings"))
-	}, 30*time.Second).Should(Succeed())
+	expectPolicyTypeChecked(t, g, podPolicy)
 
 	const probe = "operator-pod-policy-probe"
 	mustSh(t, []byte(`apiVersion: v1
@@ -329,14 +320,7 @@ spec:
 // the operator make.
 func expectWritesConfined(t *testing.T, g *WithT) {
 	t.Helper()
-	g.Eventually(func(g Gomega) {
-		out := mustSh(t, nil, kubectl, "get", "validatingadmissionpolicy", writePolicy, "-o",
-			"jsonpath={.metadata.generation} {.status.observedGeneration} {.status.typeChecking}")
-		fields := strings.SplitN(out, " ", 3)
-		g.Expect(fields).To(HaveLen(3))
-		g.Expect(fields[1]).To(Equal(fields[0]), "the policy's status is current")
-		g.Expect(fields[2]).NotTo(ContainSubstring("expressionWarnings"))
-	}, 30*time.Second).Should(Succeed())
+	expectPolicyTypeChecked(t, g, writePolicy)
 
 	const probe = "operator-write-policy-probe"
 	mustSh(t, []byte(`apiVersion: v1
@@ -397,6 +381,22 @@ webhooks:
 		g.Expect(out).To(ContainSubstring("ValidatingAdmissionPolicy '"+writePolicy+"'"), "kubectl %v", args)
 		g.Expect(out).To(ContainSubstring(write.message), "kubectl %v", args)
 	}
+}
+
+// expectPolicyTypeChecked waits until kube-controller-manager's status
+// controller has checked the current generation of the
+// ValidatingAdmissionPolicy name against the schemas it matches, with no
+// warning.
+func expectPolicyTypeChecked(t *testing.T, g *WithT, name string) {
+	t.Helper()
+	g.Eventually(func(g Gomega) {
+		out := mustSh(t, nil, kubectl, "get", "validatingadmissionpolicy", name, "-o",
+			"jsonpath={.metadata.generation} {.status.observedGeneration} {.status.typeChecking}")
+		fields := strings.SplitN(out, " ", 3)
+		g.Expect(fields).To(HaveLen(3))
+		g.Expect(fields[1]).To(Equal(fields[0]), "the policy's status is current")
+		g.Expect(fields[2]).NotTo(ContainSubstring("expressionWarnings"))
+	}, 30*time.Second).Should(Succeed())
 }
 
 // placeholder names namespace as the golden files' header does.

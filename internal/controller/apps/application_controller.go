@@ -52,9 +52,6 @@ type ApplicationReconciler struct {
 	// children is what the controller remembers of its children: those
 	// created that the cache does not hold yet, those found in sync.
 	children apply.Memory
-	// bounded remembers the Applications whose spec is within its bounds
-	// (checkBounds).
-	bounded boundsMemo
 	// routes is the HTTPRoute watch, started by the first route made: a
 	// cluster without the Gateway API has none to watch
 	// (machinery.LazyWatch).
@@ -132,7 +129,6 @@ func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application,
 		Wrote: wroteStatus,
 		Gone: func(_ context.Context, key types.NamespacedName) {
 			metrics.ApplicationReady.Forget(key)
-			r.bounded.forget(key)
 		},
 		ConflictRecheck: r.conflictRecheck,
 		Recheck: func(s *applicationScope) time.Duration {

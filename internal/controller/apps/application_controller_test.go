@@ -441,11 +441,10 @@ func eventReasons(g Gomega, app *sunappsv1.Application) []string {
 	return reasons
 }
 
-func TestForeignChildrenAreNeverAdoptedOrOverwritten(t *testing.T) {
-	g := NewWithT(t)
-	ctx := context.Background()
-	ns := testutil.Namespace(t, k8sClient)
-	foreign := &appsv1.Deployment{
+// foreignDeployment is a Deployment someone else made in ns, named as the
+// seed sample's (nginx-sample): no owner reference, no label.
+func foreignDeployment(ns string) *appsv1.Deployment {
+	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: "nginx-sample", Namespace: ns},
 		Spec: appsv1.DeploymentSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"x": "y"}},
@@ -455,17 +454,30 @@ func TestForeignChildrenAreNeverAdoptedOrOverwritten(t *testing.T) {
 			},
 		},
 	}
+}
+
+// expectDeploymentConflict waits until app is Ready=False ResourceConflict,
+// naming the Deployment in its place.
+func expectDeploymentConflict(g Gomega, app *sunappsv1.Application) {
+	g.Eventually(func(g Gomega) {
+		c := readyCond(g, app)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonResourceConflict))
+		g.Expect(c.Message).To(ContainSubstring("Deployment " + app.Namespace + "/" + app.Name))
+	}).Should(Succeed())
+}
+
+func TestForeignChildrenAreNeverAdoptedOrOverwritten(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := testutil.Namespace(t, k8sClient)
+	foreign := foreignDeployment(ns)
 	g.Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
 	rv := foreign.ResourceVersion
 
 	app := seedSample(ns)
 	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		c := readyCond(g, app)
-		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonResourceConflict))
-		g.Expect(c.Message).To(ContainSubstring("Deployment " + ns + "/nginx-sample"))
-	}).Should(Succeed())
+	expectDeploymentConflict(g, app)
 	g.Eventually(func(g Gomega) {
 		evs := &eventsv1.EventList{}
 		g.Expect(k8sClient.List(ctx, evs, client.InNamespace(ns))).To(Succeed())

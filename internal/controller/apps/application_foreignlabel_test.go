@@ -23,8 +23,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
@@ -40,31 +38,15 @@ func TestLabelledForeignDeploymentIsCachedAsMetadataAndNeverOverwritten(t *testi
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := testutil.Namespace(t, k8sClient)
-	foreign := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "nginx-sample", Namespace: ns,
-			Labels:      map[string]string{apply.ManagedByLabel: apply.ManagedByValue},
-			Annotations: map[string]string{"note": strings.Repeat("n", 64<<10)},
-		},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"x": "y"}},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"x": "y"}},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
-			},
-		},
-	}
+	foreign := foreignDeployment(ns)
+	foreign.Labels = map[string]string{apply.ManagedByLabel: apply.ManagedByValue}
+	foreign.Annotations = map[string]string{"note": strings.Repeat("n", 64<<10)}
 	g.Expect(k8sClient.Create(ctx, foreign)).To(Succeed())
 	rv := foreign.ResourceVersion
 
 	app := seedSample(ns)
 	g.Expect(k8sClient.Create(ctx, app)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		c := readyCond(g, app)
-		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-		g.Expect(c.Reason).To(Equal(sunappsv1.ReasonResourceConflict))
-		g.Expect(c.Message).To(ContainSubstring("Deployment " + ns + "/nginx-sample"))
-	}).Should(Succeed())
+	expectDeploymentConflict(g, app)
 
 	// What the controller read: the foreign Deployment as its metadata.
 	cached := &appsv1.Deployment{}

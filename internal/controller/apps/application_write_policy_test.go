@@ -1,20 +1,13 @@
 package apps
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
-	"io"
 	"math/big"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -27,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -53,53 +45,6 @@ const (
 
 func init() { utilruntime.Must(apiextv1.AddToScheme(scheme)) }
 
-// shippedObjects renders config/default with kustomize (KUSTOMIZE, else
-// bin/kustomize) and returns the manager's ServiceAccount as a username
-// and, of its objects, those named (kind/name).
-func shippedObjects(t *testing.T, g *WithT, names ...string) (string, []*unstructured.Unstructured) {
-	t.Helper()
-	root, err := testutil.RepoRoot()
-	g.Expect(err).NotTo(HaveOccurred())
-	kustomize := os.Getenv("KUSTOMIZE")
-	if kustomize == "" {
-		kustomize = filepath.Join(root, "bin", "kustomize")
-	}
-	if _, err := os.Stat(kustomize); err != nil {
-		t.Fatalf("%s not built (make kustomize, or make test): %v", kustomize, err)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(kustomize, "build", filepath.Join(root, "config", "default"))
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	g.Expect(cmd.Run()).To(Succeed(), "kustomize build config/default: %s", stderr.String())
-
-	byName := map[string]*unstructured.Unstructured{}
-	username := ""
-	dec := utilyaml.NewYAMLOrJSONDecoder(&stdout, 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := dec.Decode(&obj.Object); errors.Is(err, io.EOF) {
-			break
-		} else {
-			g.Expect(err).NotTo(HaveOccurred())
-		}
-		if obj.Object == nil {
-			continue
-		}
-		byName[obj.GetKind()+"/"+obj.GetName()] = obj
-		if obj.GetKind() == "ServiceAccount" {
-			username = "system:serviceaccount:" + obj.GetNamespace() + ":" + obj.GetName()
-		}
-	}
-	g.Expect(username).NotTo(BeEmpty(), "config/default has a ServiceAccount")
-	out := make([]*unstructured.Unstructured, 0, len(names))
-	for _, name := range names {
-		obj, ok := byName[name]
-		g.Expect(ok).To(BeTrue(), "kustomize build config/default has %s", name)
-		out = append(out, obj)
-	}
-	return username, out
-}
-
 // installWritePolicy installs the shipped write policy, the manager's
 // ClusterRoles and their bindings (removed when the test ends) and returns
 // the config of a client impersonating the manager's ServiceAccount and
@@ -107,21 +52,24 @@ func shippedObjects(t *testing.T, g *WithT, names ...string) (string, []*unstruc
 func installWritePolicy(t *testing.T, g *WithT) (*rest.Config, client.Client) {
 	t.Helper()
 	ctx := context.Background()
-	username, objects := shippedObjects(t, g,
-		"ClusterRole/sunstrider-operator-manager-role",
-		"ClusterRoleBinding/sunstrider-operator-manager-rolebinding",
-		"ClusterRole/sunstrider-operator-ca-injection-role",
-		"ClusterRoleBinding/sunstrider-operator-ca-injection-rolebinding",
-		"ValidatingAdmissionPolicy/"+writePolicy,
-		"ValidatingAdmissionPolicyBinding/"+writePolicy)
+	shipped := testutil.RenderShipped(t)
+	kindNames := [][2]string{
+		{"ClusterRole", "sunstrider-operator-manager-role"},
+		{"ClusterRoleBinding", "sunstrider-operator-manager-rolebinding"},
+		{"ClusterRole", "sunstrider-operator-ca-injection-role"},
+		{"ClusterRoleBinding", "sunstrider-operator-ca-injection-rolebinding"},
+		{"ValidatingAdmissionPolicy", writePolicy},
+		{"ValidatingAdmissionPolicyBinding", writePolicy},
+	}
+	objects := make([]*unstructured.Unstructured, 0, len(kindNames))
+	for _, kindName := range kindNames {
+		objects = append(objects, shipped.Get(t, kindName[0], kindName[1]))
+	}
 	// The policy names the ServiceAccount the install creates
 	// (config/default's replacements).
 	conditions, _, _ := unstructured.NestedSlice(objects[4].Object, "spec", "matchConditions")
 	g.Expect(conditions).To(HaveLen(1))
-	parts := strings.Split(username, ":") // system:serviceaccount:<namespace>:<name>
-	g.Expect(parts).To(HaveLen(4))
-	g.Expect(conditions[0]).To(HaveKeyWithValue("expression",
-		"request.userInfo.username == 'system:serviceaccount:' + '"+parts[2]+"' + ':' + '"+parts[3]+"'"))
+	g.Expect(conditions[0]).To(HaveKeyWithValue("expression", shipped.PolicyUsernameExpression()))
 	for _, obj := range objects {
 		g.Expect(k8sClient.Create(ctx, obj)).To(Succeed(), "%s %s", obj.GetKind(), obj.GetName())
 	}
@@ -132,7 +80,7 @@ func installWritePolicy(t *testing.T, g *WithT) (*rest.Config, client.Client) {
 	})
 
 	cfg := rest.CopyConfig(suite.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: username}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: shipped.Username()}
 	operator, err := client.New(cfg, client.Options{Scheme: scheme})
 	g.Expect(err).NotTo(HaveOccurred())
 

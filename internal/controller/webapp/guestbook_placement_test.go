@@ -83,7 +83,12 @@ func TestGuestbookNeverElectsAForgedPod(t *testing.T) {
 		}
 	}
 	// The only real instance is not ready: none is active, although the
-	// forged Pod is Ready.
+	// forged Pod is Ready. A reconcile that started once the forged Pod
+	// (Ready) existed is seen first, so the window below cannot pass on a
+	// status computed before it.
+	mark := suite.Reconciles.Mark()
+	g.Expect(testutil.Nudge(context.Background(), k8sClient, gb)).To(Succeed())
+	suite.ExpectReconciled(g, mark, guestbookController, client.ObjectKeyFromObject(gb))
 	g.Eventually(func(g Gomega) {
 		g.Expect(podRoles(g, ns, gb.Name)).To(HaveKeyWithValue("gb-forge-0", RoleStandby))
 		expectForgedIgnored(g, "")

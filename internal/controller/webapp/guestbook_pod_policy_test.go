@@ -17,13 +17,7 @@ limitations under the License.
 package webapp
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -56,62 +49,22 @@ type shippedPodPolicy struct {
 	objects  []*unstructured.Unstructured
 }
 
-// renderPodPolicy renders config/default with kustomize (KUSTOMIZE, else
-// bin/kustomize) and picks out the objects the policy tests need.
+// renderPodPolicy picks out of config/default the objects the policy
+// tests need.
 func renderPodPolicy(t *testing.T, g *WithT) shippedPodPolicy {
 	t.Helper()
-	root, err := testutil.RepoRoot()
-	g.Expect(err).NotTo(HaveOccurred())
-	kustomize := os.Getenv("KUSTOMIZE")
-	if kustomize == "" {
-		kustomize = filepath.Join(root, "bin", "kustomize")
-	}
-	if _, err := os.Stat(kustomize); err != nil {
-		t.Fatalf("%s not built (make kustomize, or make test): %v", kustomize, err)
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(kustomize, "build", filepath.Join(root, "config", "default"))
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	g.Expect(cmd.Run()).To(Succeed(), "kustomize build config/default: %s", stderr.String())
-
-	byKind := map[string][]*unstructured.Unstructured{}
-	dec := utilyaml.NewYAMLOrJSONDecoder(&stdout, 4096)
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := dec.Decode(&obj.Object); errors.Is(err, io.EOF) {
-			break
-		} else {
-			g.Expect(err).NotTo(HaveOccurred())
-		}
-		if obj.Object != nil {
-			byKind[obj.GetKind()] = append(byKind[obj.GetKind()], obj)
-		}
-	}
-	one := func(kind, name string) *unstructured.Unstructured {
-		for _, obj := range byKind[kind] {
-			if obj.GetName() == name {
-				return obj
-			}
-		}
-		t.Fatalf("kustomize build config/default has no %s %s", kind, name)
-		return nil
-	}
-	g.Expect(byKind["ServiceAccount"]).To(HaveLen(1))
-	sa := byKind["ServiceAccount"][0]
-	username := "system:serviceaccount:" + sa.GetNamespace() + ":" + sa.GetName()
-
-	policy := one("ValidatingAdmissionPolicy", "sunstrider-operator-manager-pod-writes")
-	binding := one("ValidatingAdmissionPolicyBinding", policy.GetName())
+	shipped := testutil.RenderShipped(t)
+	policy := shipped.Get(t, "ValidatingAdmissionPolicy", "sunstrider-operator-manager-pod-writes")
 	// The policy names the ServiceAccount the install creates
 	// (config/default's replacements).
 	conditions, _, _ := unstructured.NestedSlice(policy.Object, "spec", "matchConditions")
 	g.Expect(conditions).To(HaveLen(1))
-	g.Expect(conditions[0]).To(HaveKeyWithValue("expression",
-		"request.userInfo.username == 'system:serviceaccount:' + '"+sa.GetNamespace()+"' + ':' + '"+sa.GetName()+"'"))
-	return shippedPodPolicy{username: username, objects: []*unstructured.Unstructured{
-		one("ClusterRole", "sunstrider-operator-manager-role"),
-		one("ClusterRoleBinding", "sunstrider-operator-manager-rolebinding"),
-		policy, binding,
+	g.Expect(conditions[0]).To(HaveKeyWithValue("expression", shipped.PolicyUsernameExpression()))
+	return shippedPodPolicy{username: shipped.Username(), objects: []*unstructured.Unstructured{
+		shipped.Get(t, "ClusterRole", "sunstrider-operator-manager-role"),
+		shipped.Get(t, "ClusterRoleBinding", "sunstrider-operator-manager-rolebinding"),
+		policy,
+		shipped.Get(t, "ValidatingAdmissionPolicyBinding", policy.GetName()),
 	}}
 }
 
