@@ -99,6 +99,10 @@ state = '$RUN/containerd'
   # No CAP_SYS_RESOURCE here, even as root: runc cannot lower a process's
   # OOM score, and every sandbox would fail without this.
   restrict_oom_score_adj = true
+  # Network namespaces mounted under the node's state folder, not the
+  # host-wide /var/run/netns: down unmounts everything under it, even when
+  # a runtime killed hard could not tear its sandboxes down.
+  netns_mounts_under_state_dir = true
   [plugins.'io.containerd.cri.v1.runtime'.containerd]
     default_runtime_name = 'runc'
     [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
@@ -260,6 +264,24 @@ drop_chain() {
   iptables -t "$t" -X "$c" 2>/dev/null || true
 }
 
+# kill_pods kills every process left in the cgroups kubelet made for Pods
+# (cgroupfs driver: kubepods under every hierarchy) and waits until they
+# are gone.
+pod_pids() {
+  find /sys/fs/cgroup/*/kubepods -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u || true
+}
+kill_pods() {
+  local pids
+  for _ in $(seq 50); do
+    pids=$(pod_pids)
+    [ -n "$pids" ] || return 0
+    # shellcheck disable=SC2086
+    kill -9 $pids 2>/dev/null || true
+    sleep 0.2
+  done
+  echo "real-node.sh: processes still in the Pods' cgroups: $(pod_pids | tr '\n' ' ')" >&2
+}
+
 down_locked() {
   : "${K8S_BIN:?}" "${NODE_BIN:?}"
   stop_pid kubelet
@@ -273,6 +295,10 @@ down_locked() {
   stop_pid containerd
   # Shims outlive containerd by design; the node's are stopped with it.
   pkill -9 -f "containerd-shim-runc-v2 .*-address $SOCK" 2>/dev/null || true
+  # What still runs in the Pods' cgroups: containers whose sandbox could
+  # not be removed above (a runtime or shim killed hard, say) and which
+  # outlive their shim. Their mounts and network namespaces go with them.
+  kill_pods
   # Mounts under the node's folders (kubelet bind-mounts its root onto
   # itself; volumes, sandboxes' shm, overlay snapshots), deepest first.
   local m
@@ -314,6 +340,8 @@ leftovers() {
   [ -z "$what" ] || { echo "veths left:"; echo "$what"; found=1; }
   what=$( { iptables-save 2>/dev/null | grep -E -- "KUBE-|$CNI_NETWORK|$BRIDGE|$POD_CIDR"; } || true)
   [ -z "$what" ] || { echo "iptables rules left:"; echo "$what"; found=1; }
+  what=$(pod_pids | xargs -r ps -o pid=,args= -p 2>/dev/null || true)
+  [ -z "$what" ] || { echo "processes left in the Pods' cgroups:"; echo "$what"; found=1; }
   what=$(ls -d /sys/fs/cgroup/*/kubepods 2>/dev/null || true)
   [ -z "$what" ] || { echo "cgroups left:"; echo "$what"; found=1; }
   for what in "$LIB" "$RUN" "$ETC"; do
