@@ -156,12 +156,19 @@ func TestUpdateLeavingTheSpecAndLabelsCallsNoWebhook(t *testing.T) {
 	labelled := annotated.DeepCopy()
 	labelled.Labels = map[string]string{"team": "a"}
 	g.Expect(k8sClient.Patch(ctx, labelled, client.MergeFrom(annotated))).To(Succeed())
-	g.Expect(webhookCalls(g, validateApplicationPath)).To(Equal(validated+1), "a label is validated")
+	// A write that reaches a webhook may reach it twice: kube-apiserver
+	// first applies a patch to its watch cache's copy, and when that copy
+	// is behind the write just made, storage refuses it and the update,
+	// admission included, runs again on the stored object. So "called" is
+	// "counted more than before", while "not called" stays exact: a write
+	// that calls no webhook calls none on its second try either.
+	labelValidated := webhookCalls(g, validateApplicationPath)
+	g.Expect(labelValidated).To(BeNumerically(">", validated), "a label is validated")
 
 	scaled := labelled.DeepCopy()
 	scaled.Spec.Deployment.Replicas = ptr.To[int32](2)
 	scaled.Finalizers = nil
 	g.Expect(k8sClient.Patch(ctx, scaled, client.MergeFrom(labelled))).To(Succeed())
-	g.Expect(webhookCalls(g, validateApplicationPath)).To(Equal(validated+2), "a spec change is validated")
+	g.Expect(webhookCalls(g, validateApplicationPath)).To(BeNumerically(">", labelValidated), "a spec change is validated")
 	g.Expect(webhookCalls(g, mutateApplicationPath)).To(Equal(mutated), "with nothing to default")
 }
