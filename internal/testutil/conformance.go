@@ -78,6 +78,15 @@ type ConformanceChild struct {
 	// Child returns the key of the parent's child (known before the parent
 	// exists) and an empty object of its type.
 	Child func(parent client.Object) (client.ObjectKey, client.Object)
+	// Bring, when set, makes the operator write the child, for a child
+	// that creating the parent does not bring (one written from a change
+	// of the parent on: an Application's ControllerRevisions, from the
+	// first change of its Pod template): given the parent just created,
+	// it makes that change, waiting itself for what the change needs (the
+	// child as it was before). It must not change parent, the object it
+	// is given. Every parent a case converges gets the Bring of each
+	// child; the Conflict case's parent gets its own child's.
+	Bring func(g gomega.Gomega, parent client.Object)
 	// Foreign returns an object of the child's type at key that someone
 	// else would make: no owner reference, no operator label. Required
 	// unless CaseConflict does not apply.
@@ -175,7 +184,8 @@ type SteadyState struct {
 // without children runs only the first three.
 //
 // The parents live in the namespace of their children; each case makes
-// its own and deletes it when it ends. Restart runs first (its fresh
+// its own (and changes it as the Bring of the children creating it does
+// not bring say) and deletes it when it ends. Restart runs first (its fresh
 // manager's log is recorded: the reconcile errors, and the reconciles'
 // starts and ends; a run that leaves Restart out, with -run, restarts the
 // manager so before the next case), then Deletion; the children's cases,
@@ -373,11 +383,17 @@ func (c *conformance) expectReady(g *gomega.WithT, parent client.Object) {
 	}).Should(gomega.Succeed())
 }
 
-// converged creates the parent named name and waits until it is Ready,
-// each of its children controlled by it.
+// converged creates the parent named name, brings the children creating
+// it does not (Bring), and waits until it is Ready, each of its children
+// controlled by it.
 func (c *conformance) converged(t *testing.T, g *gomega.WithT, name string) client.Object {
 	t.Helper()
 	parent := c.create(t, g, name)
+	for _, ch := range c.Children {
+		if ch.Bring != nil {
+			ch.Bring(g, parent)
+		}
+	}
 	for _, ch := range c.Children {
 		c.expectControlled(g, ch, parent)
 	}

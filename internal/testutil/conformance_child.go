@@ -126,6 +126,9 @@ func (c *conformance) conflict(t *testing.T, ch ConformanceChild) {
 	g.Expect(c.client().Create(ctx, foreign, client.FieldOwner(conformanceForeignManager))).To(gomega.Succeed())
 	t.Cleanup(func() { _ = c.client().Delete(context.Background(), foreign) })
 	parent = c.create(t, g, parent.GetName())
+	if ch.Bring != nil {
+		ch.Bring(g, parent)
+	}
 
 	ready := c.expectBlocked(g, parent, controllers.ReasonResourceConflict, nil)
 	g.Expect(ready.Message).To(gomega.ContainSubstring(ch.Kind+" "+key.String()), "Ready names the object in the way")

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
@@ -27,21 +28,24 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
+	"sunstrider.cn/operator/internal/apply"
 	"sunstrider.cn/operator/internal/testutil"
 )
 
 // TestApplicationConformance runs the behaviour every kind shares
 // (testutil.Conformance) against the Application and each of its children,
 // in one namespace: its Deployment, its Service (it has a port), its
-// PodDisruptionBudget (spec.disruptionBudget) and its
-// HorizontalPodAutoscaler (spec.autoscaling); its ControllerRevisions and
-// HTTPRoute are declared Unadapted, with why. Its Restart case runs
+// PodDisruptionBudget (spec.disruptionBudget), its
+// HorizontalPodAutoscaler (spec.autoscaling) and its current
+// ControllerRevision (each parent's Pod template changed once, Bring). Its
+// HTTPRoute has a table of its own, TestRouteConformance, which runs once
+// the Gateway API is installed. Its Restart case runs
 // noWritesAtSteadyState too.
 func TestApplicationConformance(t *testing.T) {
 	ns := testutil.Namespace(t, suite.Client)
@@ -51,7 +55,9 @@ func TestApplicationConformance(t *testing.T) {
 		Controller: ControllerName,
 		New: func(name string) client.Object {
 			return &sunappsv1.Application{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns,
+					// Copied onto every child: the revision's ChildChanged.
+					Labels: map[string]string{conformanceLabel: "conformance"}},
 				Spec: sunappsv1.ApplicationSpec{
 					Deployment: sunappsv1.DeploymentTemplate{
 						Replicas: ptr.To[int32](1),
@@ -100,6 +106,9 @@ func TestApplicationConformance(t *testing.T) {
 				g.Expect(app.Status.Workflow.Replicas).To(Equal(int32(1)))
 				g.Expect(app.Status.Workflow.AvailableReplicas).To(Equal(int32(1)))
 				g.Expect(app.Status.Selector).NotTo(BeEmpty())
+				// The revision of the template it runs (Bring made it the
+				// second), not of one its write was refused.
+				g.Expect(app.Status.CurrentRevision).To(Equal(int64(2)))
 			},
 		}, {
 			Kind: "Service",
@@ -176,21 +185,93 @@ func TestApplicationConformance(t *testing.T) {
 			Field: func(child client.Object) string {
 				return fmt.Sprint(child.(*autoscalingv2.HorizontalPodAutoscaler).Spec.MaxReplicas)
 			},
-		}},
-		Unadapted: []testutil.UnadaptedChild{{
-			Child: &appsv1.ControllerRevision{},
-			Why: "a history, not one child kept as the spec says: none exists before the Pod template's first " +
-				"change, then one per template rolled out, named by its hash, its data immutable, the oldest " +
-				"deleted past revisionHistoryLimit (TestRevisionsFollowTheTemplate)",
 		}, {
-			Child: &gatewayv1.HTTPRoute{},
-			Why: "made only for a spec.route once the Gateway API's CRDs are installed, which the suite does in " +
-				"TestRouteWithoutThenWithTheGatewayAPI after it showed an Application without them",
+			// The revision of the template in effect, the only one the
+			// operator keeps as it makes it: none exists before the Pod
+			// template's first change (Bring makes it), the older ones are
+			// a history it renumbers and prunes (TestRevisionsFollowTheTemplate).
+			// No Change: a new spec makes a new revision, of another name;
+			// its refused writes are the put-backs of ChildChanged.
+			Kind: "ControllerRevision",
+			Child: func(parent client.Object) (client.ObjectKey, client.Object) {
+				return conformanceRevisionKey(parent), &appsv1.ControllerRevision{}
+			},
+			Bring: conformanceChangeTemplate,
+			Foreign: func(key client.ObjectKey) client.Object {
+				return &appsv1.ControllerRevision{
+					ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
+					Data:       runtime.RawExtension{Raw: []byte(`{"theirs":true}`)},
+					Revision:   1,
+				}
+			},
+			// A label the operator sets (the Application's): the
+			// revision's number, since and data are what only the revision
+			// holds, which the operator cannot tell from a change.
+			Tamper: func(child client.Object) {
+				labels := child.GetLabels()
+				labels[conformanceLabel] = "tampered"
+				child.SetLabels(labels)
+			},
+			Field: func(child client.Object) string { return child.GetLabels()[conformanceLabel] },
+			Reported: func(g Gomega, parent client.Object) {
+				st := parent.(*sunappsv1.Application).Status
+				g.Expect(st.CurrentRevision).To(Equal(int64(2)))
+				g.Expect(st.Revisions).To(HaveLen(2))
+				g.Expect(st.Revisions[0].Revision).To(Equal(int64(2)))
+				g.Expect(st.Revisions[0].Images).To(Equal([]string{"nginx:1.27"}))
+			},
 		}},
 		MakeReady:   conformanceDeploymentAvailable,
 		Restarted:   func() { writes = suite.Writes },
 		SteadyState: noWritesAtSteadyState,
 	})
+}
+
+// conformanceLabel is a label of the conformance's Applications, which
+// the operator copies onto their children.
+const conformanceLabel = "conformance.sunstrider.cn/label"
+
+// conformanceTemplateChange is the change of the Pod template that brings
+// an Application its ControllerRevisions (conformanceChangeTemplate): an
+// annotation, so that the image the Deployment's row changes stays as New
+// made it.
+func conformanceTemplateChange(template *corev1.PodTemplateSpec) {
+	if template.Annotations == nil {
+		template.Annotations = map[string]string{}
+	}
+	template.Annotations["conformance.sunstrider.cn/changed"] = "once"
+}
+
+// conformanceRevisionKey is the key of the revision of app's template once
+// changed (conformanceTemplateChange): the current one.
+func conformanceRevisionKey(parent client.Object) client.ObjectKey {
+	app := parent.(*sunappsv1.Application).DeepCopy()
+	conformanceTemplateChange(&app.Spec.Deployment.Template)
+	cr, err := newRevision(app, app.Spec.Deployment.Template, 0, time.Time{}, "")
+	if err != nil {
+		// Only encoding a Pod template to JSON fails it, which does not.
+		panic(err)
+	}
+	return client.ObjectKeyFromObject(cr)
+}
+
+// conformanceChangeTemplate changes the Pod template of app, once its
+// Deployment runs the first one: the operator then keeps both as
+// ControllerRevisions, the changed one the current.
+func conformanceChangeTemplate(g Gomega, app client.Object) {
+	ctx := context.Background()
+	key := client.ObjectKeyFromObject(app)
+	g.Eventually(func(g Gomega) {
+		d := &appsv1.Deployment{}
+		g.Expect(suite.Client.Get(ctx, key, d)).To(Succeed())
+		g.Expect(apply.IsControlledBy(d, app.GetUID())).To(BeTrue())
+	}).Should(Succeed(), "the Deployment of the first template")
+	g.Eventually(func(g Gomega) {
+		live := &sunappsv1.Application{}
+		g.Expect(suite.Client.Get(ctx, key, live)).To(Succeed())
+		conformanceTemplateChange(&live.Spec.Deployment.Template)
+		g.Expect(suite.Client.Update(ctx, live)).To(Succeed())
+	}).Should(Succeed())
 }
 
 // conformanceMinAvailable is the PodDisruptionBudget's minAvailable.
@@ -205,11 +286,18 @@ func conformanceImage(child client.Object) string {
 
 // conformanceDeploymentAvailable writes, through the status subresource,
 // the status the Deployment controller (which envtest does not run) would
-// report once every replica of the Application's Deployment is available.
+// report once every replica of the Application's Deployment is available;
+// nothing when it already does: written again a second later, its
+// conditions' times would change the Application's status.workflow alone,
+// a status write put off (StatusBatch) that the cases wait for.
 func conformanceDeploymentAvailable(g Gomega, app client.Object) {
 	d := &appsv1.Deployment{}
 	g.Expect(suite.Client.Get(context.Background(), client.ObjectKeyFromObject(app), d)).To(Succeed())
 	replicas := ptr.Deref(d.Spec.Replicas, 1)
+	if st := d.Status; st.ObservedGeneration == d.Generation && st.Replicas == replicas &&
+		st.UpdatedReplicas == replicas && st.ReadyReplicas == replicas && st.AvailableReplicas == replicas {
+		return
+	}
 	now := metav1.Now()
 	d.Status = appsv1.DeploymentStatus{
 		ObservedGeneration: d.Generation,

@@ -58,8 +58,13 @@ const defaultRevisionHistoryLimit = 10
 // the Deployment ran until that change, as the API server stored it (with
 // its defaults); the others are the Application's templates. A template
 // rolled out again (a rollback) has its revision renumbered as the
-// newest, as a StatefulSet's does. Old revisions beyond
-// revisionHistoryLimit are deleted.
+// newest, as a StatefulSet's does; not while the API server refuses the
+// Deployment's write. What the operator sets on the current
+// revision, changed by someone else, is put back (currentRevision); the
+// current revision deleted is made again, numbered after the newest one
+// left, when an older one is left (with none left, the Application is as
+// one never changed). Old revisions beyond revisionHistoryLimit are
+// deleted.
 func (r *ApplicationReconciler) reconcileRevisions(ctx context.Context, s *applicationScope) error {
 	app := s.app
 	if s.deployment == nil || s.selectorImmutable != "" {
@@ -99,49 +104,46 @@ func (r *ApplicationReconciler) reconcileRevisions(ctx context.Context, s *appli
 	}
 	newest := revs[0].Revision
 	i := slices.IndexFunc(revs, func(cr *appsv1.ControllerRevision) bool { return cr.Labels[RevisionHashLabel] == hash })
+	keep := int(ptr.Deref(app.Spec.Deployment.RevisionHistoryLimit, defaultRevisionHistoryLimit)) + 1
+	if refusal := s.children.Refusal; i != 0 && refusal != nil && refusal.Kind == "Deployment" {
+		// The Deployment's write was refused: it still runs the newest
+		// revision's template. The Application's becomes the current
+		// revision once the Deployment takes it.
+		s.revisions = revs[:min(keep, len(revs))]
+		return nil
+	}
 	var desired *appsv1.ControllerRevision
 	switch {
 	case i < 0:
 		desired, err = newRevision(app, app.Spec.Deployment.Template, newest+1, now, "")
 	case revs[i].Revision != newest:
-		// Rolled out again: renumbered as the newest, its data (immutable)
-		// as stored.
+		// Rolled out again: renumbered as the newest. Its data (immutable)
+		// is as when it was made: the encoding of the same template (the
+		// same hash).
 		desired, err = newRevision(app, app.Spec.Deployment.Template, newest+1, now, "")
-		if err == nil {
-			desired.Name, desired.Data = revs[i].Name, revs[i].Data
-		}
 	default:
-		desired = revisionAsIs(revs[i])
-		if outcome := rolloutOutcome(&s.observation); outcome != sunappsv1.RevisionRollingOut &&
-			desired.Annotations[RevisionOutcomeAnnotation] != string(outcome) {
-			desired.Annotations[RevisionOutcomeAnnotation] = string(outcome)
-		} else {
-			desired = nil
-		}
+		desired, err = currentRevision(app, revs[i], rolloutOutcome(&s.observation))
 	}
 	if err != nil {
 		return err
 	}
-	if desired != nil {
-		var live client.Object
-		if i >= 0 {
-			live = revs[i]
-		}
-		obj, err := s.children.Write(ctx, desired, live)
-		if err != nil {
-			return err
-		}
-		if cr, ok := obj.(*appsv1.ControllerRevision); ok {
-			if i >= 0 {
-				revs[i] = cr
-			} else {
-				revs = append(revs, cr)
-			}
-		}
-		sortRevisions(revs)
+	var live client.Object
+	if i >= 0 {
+		live = revs[i]
 	}
+	obj, err := s.children.Write(ctx, desired, live)
+	if err != nil {
+		return err
+	}
+	if cr, ok := obj.(*appsv1.ControllerRevision); ok {
+		if i >= 0 {
+			revs[i] = cr
+		} else {
+			revs = append(revs, cr)
+		}
+	}
+	sortRevisions(revs)
 
-	keep := int(ptr.Deref(app.Spec.Deployment.RevisionHistoryLimit, defaultRevisionHistoryLimit)) + 1
 	for _, old := range revs[min(keep, len(revs)):] {
 		if err := s.children.Delete(ctx, old, "beyond spec.deployment.revisionHistoryLimit"); err != nil {
 			return err
@@ -187,22 +189,25 @@ func newRevision(app *sunappsv1.Application, template corev1.PodTemplateSpec, re
 	}, nil
 }
 
-// revisionAsIs is the desired form of live, a revision that stays as it
-// is: what the operator set on it, to change one annotation.
-func revisionAsIs(live *appsv1.ControllerRevision) *appsv1.ControllerRevision {
-	cr := &appsv1.ControllerRevision{
-		TypeMeta: metav1.TypeMeta{APIVersion: appsv1.SchemeGroupVersion.String(), Kind: "ControllerRevision"},
-		ObjectMeta: metav1.ObjectMeta{Name: live.Name, Namespace: live.Namespace,
-			Labels: live.Labels, OwnerReferences: live.OwnerReferences, Annotations: map[string]string{}},
-		Data:     live.Data,
-		Revision: live.Revision,
+// currentRevision is the desired form of live, the revision of app's
+// template and the newest: made as a new one is (app's labels, the
+// controller reference, its hash label, its images, its data: the
+// encoding of the same template, the same hash), so that what someone
+// else changed there is put back (Write leaves it alone when nothing
+// differs), with the outcome of its rollout once it ended (outcome;
+// live's while RollingOut). What only live knows stays as stored: its
+// number and since when it is current.
+func currentRevision(app *sunappsv1.Application, live *appsv1.ControllerRevision,
+	outcome sunappsv1.RevisionOutcome) (*appsv1.ControllerRevision, error) {
+	if outcome == sunappsv1.RevisionRollingOut {
+		outcome = sunappsv1.RevisionOutcome(live.Annotations[RevisionOutcomeAnnotation])
 	}
-	for _, k := range []string{RevisionImagesAnnotation, RevisionSinceAnnotation, RevisionOutcomeAnnotation} {
-		if v, ok := live.Annotations[k]; ok {
-			cr.Annotations[k] = v
-		}
+	since, err := time.Parse(time.RFC3339, live.Annotations[RevisionSinceAnnotation])
+	if err != nil {
+		// Not a time the operator wrote: when it was made is the best guess.
+		since = live.CreationTimestamp.Time
 	}
-	return cr
+	return newRevision(app, app.Spec.Deployment.Template, live.Revision, since, outcome)
 }
 
 // sortRevisions puts the newest first.

@@ -96,6 +96,17 @@ func routePath(rt *sunappsv1.Route) string {
 	return rt.Path
 }
 
+// servedPath is the path prefix the route, as made by desiredRoute,
+// matches: "/" when it matches none.
+func servedPath(route *gatewayv1.HTTPRoute) string {
+	if len(route.Spec.Rules) > 0 && len(route.Spec.Rules[0].Matches) > 0 {
+		if p := route.Spec.Rules[0].Matches[0].Path; p != nil && p.Value != nil {
+			return *p.Value
+		}
+	}
+	return "/"
+}
+
 // routeAccepted is what the route's parents say of it: every parent must
 // have Accepted and ResolvedRefs True. ok is false while none has said
 // anything yet (no Gateway controller has seen it); rejected is true when
@@ -132,12 +143,14 @@ func parentName(ref gatewayv1.ParentReference) string {
 }
 
 // applicationURL is the URL a person would open: the accepted route's
-// first hostname and path; else the Service's in-cluster URL.
+// first hostname and path, read from the route itself (while its write is
+// refused, the route the Gateway serves holds the spec before the change);
+// else the Service's in-cluster URL.
 func applicationURL(app *sunappsv1.Application, obs *observation) string {
-	if rt := app.Spec.Route; rt != nil && len(rt.Hostnames) > 0 {
-		if c, ok := routeAccepted(obs.route); ok && c.Status == metav1.ConditionTrue {
-			host := strings.TrimPrefix(string(rt.Hostnames[0]), "*.")
-			return "http://" + host + routePath(rt)
+	if route := obs.route; app.Spec.Route != nil && route != nil && len(route.Spec.Hostnames) > 0 {
+		if c, ok := routeAccepted(route); ok && c.Status == metav1.ConditionTrue {
+			host := strings.TrimPrefix(string(route.Spec.Hostnames[0]), "*.")
+			return "http://" + host + servedPath(route)
 		}
 	}
 	if obs.service == nil || len(obs.service.Spec.Ports) == 0 {

@@ -2,6 +2,7 @@ package apps
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -84,19 +85,7 @@ func TestRouteWithoutThenWithTheGatewayAPI(t *testing.T) {
 
 	// A Gateway controller accepts it.
 	parentSays := func(status metav1.ConditionStatus, reason string) {
-		g.Eventually(func(g Gomega) {
-			g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(app), route)).To(Succeed())
-			cond := func(t string) metav1.Condition {
-				return metav1.Condition{Type: t, Status: status, Reason: reason, Message: "said by the test's Gateway",
-					ObservedGeneration: route.Generation, LastTransitionTime: metav1.Now()}
-			}
-			route.Status.Parents = []gatewayv1.RouteParentStatus{{
-				ParentRef: gatewayv1.ParentReference{Name: "edge"}, ControllerName: "example.com/gateway",
-				Conditions: []metav1.Condition{cond(string(gatewayv1.RouteConditionAccepted)),
-					cond(string(gatewayv1.RouteConditionResolvedRefs))},
-			}}
-			g.Expect(k8sClient.Status().Update(ctx, route)).To(Succeed())
-		}).Should(Succeed())
+		g.Eventually(func(g Gomega) { gatewaySays(g, client.ObjectKeyFromObject(app), status, reason) }).Should(Succeed())
 	}
 	parentSays(metav1.ConditionTrue, "Accepted")
 	g.Eventually(func(g Gomega) {
@@ -128,6 +117,84 @@ func TestRouteWithoutThenWithTheGatewayAPI(t *testing.T) {
 		g.Expect(readyCond(g, app).Status).To(Equal(metav1.ConditionTrue))
 		g.Expect(got.Status.URL).To(Equal("http://routed." + ns + ".svc:8080"))
 	}).Should(Succeed())
+}
+
+// gatewaySays writes, as the Gateway controller of its parent "edge" would,
+// the status of the route at key: Accepted and ResolvedRefs, with status
+// and reason, of its present generation.
+func gatewaySays(g Gomega, key client.ObjectKey, status metav1.ConditionStatus, reason string) {
+	route := &gatewayv1.HTTPRoute{}
+	g.Expect(k8sClient.Get(context.Background(), key, route)).To(Succeed())
+	cond := func(t gatewayv1.RouteConditionType) metav1.Condition {
+		return metav1.Condition{Type: string(t), Status: status, Reason: reason, Message: "said by the test's Gateway",
+			ObservedGeneration: route.Generation, LastTransitionTime: metav1.Now()}
+	}
+	route.Status.Parents = []gatewayv1.RouteParentStatus{{
+		ParentRef: gatewayv1.ParentReference{Name: "edge"}, ControllerName: "example.com/gateway",
+		Conditions: []metav1.Condition{cond(gatewayv1.RouteConditionAccepted), cond(gatewayv1.RouteConditionResolvedRefs)},
+	}}
+	g.Expect(k8sClient.Status().Update(context.Background(), route)).To(Succeed())
+}
+
+// TestRouteConformance runs the behaviour every kind shares
+// (testutil.Conformance) against the Application's HTTPRoute, in a table
+// of its own: the route is a child only once the Gateway API is
+// installed, which TestRouteWithoutThenWithTheGatewayAPI does after it
+// showed an Application without it. Go runs a package's tests in the
+// order of their files' names and, within a file, of their source: this
+// one comes after it, and installs the API again (unchanged) for a -run
+// that leaves it out. Its parents are accepted by the test's Gateway,
+// as their Deployments are made available.
+func TestRouteConformance(t *testing.T) {
+	installGatewayAPI(t, testutil.NewG(t))
+	ns := testutil.Namespace(t, k8sClient)
+	testutil.Conformance(t, testutil.ConformanceKind{
+		Suite:      suite,
+		Controller: ControllerName,
+		New: func(name string) client.Object {
+			app := routedApp(ns)
+			app.Name = name
+			return app
+		},
+		Children: []testutil.ConformanceChild{{
+			Kind: "HTTPRoute",
+			Child: func(parent client.Object) (client.ObjectKey, client.Object) {
+				return client.ObjectKeyFromObject(parent), &gatewayv1.HTTPRoute{}
+			},
+			Foreign: func(key client.ObjectKey) client.Object {
+				return &gatewayv1.HTTPRoute{
+					ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name},
+					Spec: gatewayv1.HTTPRouteSpec{
+						CommonRouteSpec: gatewayv1.CommonRouteSpec{ParentRefs: []gatewayv1.ParentReference{{Name: "theirs"}}},
+						Hostnames:       []gatewayv1.Hostname{"theirs.example.com"},
+					},
+				}
+			},
+			Change: func(parent client.Object) { parent.(*sunappsv1.Application).Spec.Route.Path = "/changed" },
+			Changed: func(g Gomega, child client.Object) {
+				g.Expect(servedPath(child.(*gatewayv1.HTTPRoute))).To(Equal("/changed"))
+			},
+			Tamper: func(child client.Object) {
+				child.(*gatewayv1.HTTPRoute).Spec.Hostnames = []gatewayv1.Hostname{"tampered.example.com"}
+			},
+			Field: func(child client.Object) string { return fmt.Sprint(child.(*gatewayv1.HTTPRoute).Spec.Hostnames) },
+			// What its Gateway says of it, and where it serves.
+			Reported: func(g Gomega, parent client.Object) {
+				app := parent.(*sunappsv1.Application)
+				g.Expect(meta.IsStatusConditionTrue(app.Status.Conditions, sunappsv1.ConditionRouteAccepted)).To(BeTrue())
+				g.Expect(app.Status.URL).To(Equal("http://shop.example.com/shop"))
+			},
+		}},
+		MakeReady: func(g Gomega, app client.Object) {
+			conformanceDeploymentAvailable(g, app)
+			route := &gatewayv1.HTTPRoute{}
+			g.Expect(k8sClient.Get(context.Background(), client.ObjectKeyFromObject(app), route)).To(Succeed())
+			if c, ok := routeAccepted(route); !ok || c.Status != metav1.ConditionTrue {
+				gatewaySays(g, client.ObjectKeyFromObject(app), metav1.ConditionTrue, "Accepted")
+			}
+		},
+		Restarted: func() { writes = suite.Writes },
+	})
 }
 
 // A hostname that is not a DNS name, and a route without a Service port
