@@ -38,6 +38,22 @@ export GOTOOLCHAIN := $(GO_TOOLCHAIN)
 # clone it had run in before). Stack traces name module paths; the release
 # and image builds used it already.
 export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
+# The operator's module, sunstrider.cn/operator (this folder: cmd/, api/,
+# internal/ and the hack/ tools that need nothing more), holds only what
+# the manager and its tests import, so its go.mod and go.sum are what the
+# manager is built from. What needs more is a module of its own beside it,
+# each using the operator's packages from this tree (a replace, no go.work:
+# a workspace would merge the graphs again): test/ (the suites, benchmarks,
+# test workload and test Gateway), hack/image (make image: go-containerregistry,
+# CycloneDX) and hack/bundle (make bundle: operator-framework/api). fmt,
+# vet, test, lint and vulncheck run in every one of them (each-module);
+# their commands run from here build with `go -C <module>`.
+TOOL_MODULES := test hack/image hack/bundle
+# each-module runs the shell command $(1) in this module, then in each of
+# TOOL_MODULES, and stops at the first that fails.
+each-module = for m in . $(TOOL_MODULES); do (cd "$$m" && $(1)) || exit 1; done
+# The build tags of the suites (test/<tag>), for lint and vulncheck.
+SUITE_TAGS := e2e,chaos,container,release,node
 # The Kubernetes and kwok binaries the tests run are upstream code built from
 # source, not shipped: they keep the installed Go (or what their go.mod needs).
 TEST_INFRA_GOTOOLCHAIN ?= auto
@@ -110,12 +126,12 @@ docs: crd-ref-docs ## Generate docs/reference/api.md (from api/), docs/reference
 	go run ./hack/flagsdoc -manager "$(LOCALBIN)/docs/manager" -out "$(DOCS_DIR)/flags.md"
 
 .PHONY: fmt
-fmt: ## Run go fmt against code.
-	go fmt ./...
+fmt: ## Run go fmt against code (every module).
+	$(call each-module,go fmt ./...)
 
 .PHONY: vet
-vet: ## Run go vet against code.
-	go vet ./...
+vet: ## Run go vet against code (every module).
+	$(call each-module,go vet ./...)
 
 .PHONY: verify
 verify: manifests generate kustomize crd-ref-docs ## Fail when committed generated files (CRDs, RBAC, deepcopy, chart copies, docs/reference) differ from what the code generates.
@@ -140,10 +156,18 @@ verify: manifests generate kustomize crd-ref-docs ## Fail when committed generat
 # its control plane (other processes): on 2 cores, go test's default (one
 # per core) left the CPUs idle 30 % of the run.
 TEST_PACKAGES ?= $(shell echo $$(( $$(nproc) + 1 )))
+# The tests of TOOL_MODULES (test/bench's, hack/image's, hack/bundle's
+# bundle validation...) run after the operator's, one module after
+# another, their coverage appended to cover.out.
+TEST_ENV = KUBEBUILDER_ASSETS="$(K8S_BIN)" PROMTOOL="$(PROMTOOL)" HELM="$(HELM)" KUSTOMIZE="$(KUSTOMIZE)"
 .PHONY: test
-test: manifests generate fmt vet k8s-test-bins promtool helm kustomize ## Run unit and envtest tests against a real kube-apiserver and etcd built from source.
+test: manifests generate fmt vet k8s-test-bins promtool helm kustomize ## Run unit and envtest tests against a real kube-apiserver and etcd built from source (every module).
 	go build -o "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzzapiserver
-	KUBEBUILDER_ASSETS="$(K8S_BIN)" PROMTOOL="$(PROMTOOL)" HELM="$(HELM)" KUSTOMIZE="$(KUSTOMIZE)" "$(LOCALBIN)/fuzz-apiserver" go test $$(go list ./...) -p $(TEST_PACKAGES) -coverprofile cover.out $(TEST_ARGS)
+	$(TEST_ENV) "$(LOCALBIN)/fuzz-apiserver" go test $$(go list ./...) -p $(TEST_PACKAGES) -coverprofile cover.out $(TEST_ARGS)
+	for m in $(TOOL_MODULES); do \
+		$(TEST_ENV) go -C "$$m" test ./... -coverprofile "$(abspath $(LOCALBIN))/cover-module.out" $(TEST_ARGS) || exit 1; \
+		tail -n +2 "$(LOCALBIN)/cover-module.out" >> cover.out; \
+	done
 
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.
@@ -159,11 +183,11 @@ test-e2e: cluster-suite-bins ## End-to-end suite on a fresh local cluster (kwokc
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1 || true
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER),WEBHOOK_CLIENT_CERT=1 $(BATCH_NICE)) up
 	@echo "Benchmark smoke run on the fresh cluster (docs/performance.md):"
-	rc=0; $(BATCH_NICE) go run ./test/bench -n 20 -idle 5s -references=false -quiet-wait 2s -apiserver-profile 1s -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+	rc=0; $(BATCH_NICE) $(BUILD_BENCH) && $(BATCH_NICE) "$(BENCH_BIN)" -n 20 -idle 5s -references=false -quiet-wait 2s -apiserver-profile 1s -kubeconfig "$(E2E_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(E2E_DIR)/bench" || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(E2E_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" MANAGER="$(LOCALBIN)/manager" \
-		WEBHOOK_CLIENT_CA="$(E2E_DIR)/webhook-client/ca.crt" $(BATCH_NICE) go test -tags e2e -timeout 15m -count 1 -v ./test/e2e/ $(TEST_ARGS) || rc=$$?; \
+		WEBHOOK_CLIENT_CA="$(E2E_DIR)/webhook-client/ca.crt" $(BATCH_NICE) go -C test test -tags e2e -timeout 15m -count 1 -v ./e2e/ $(TEST_ARGS) || rc=$$?; \
 	fi; \
 	$(call dev-cluster,$(E2E_DIR),$(E2E_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
@@ -226,7 +250,7 @@ test-chaos: cluster-suite-bins ## Fault injection on a fresh local cluster: SIGK
 	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) down >/dev/null 2>&1 || true
 	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) up
 	rc=0; KUBECONFIG="$(CHAOS_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" \
-		go test -tags chaos -timeout 20m -count 1 -v ./test/chaos/ $(TEST_ARGS) || rc=$$?; \
+		go -C test test -tags chaos -timeout 20m -count 1 -v ./chaos/ $(TEST_ARGS) || rc=$$?; \
 	$(call dev-cluster,$(CHAOS_DIR),$(CHAOS_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
 # test-container runs the image `make image` builds as the chart's Pod would
@@ -242,7 +266,7 @@ test-container: cluster-suite-bins | $(if $(CI_SCHEDULE),test-e2e) ## The shippe
 	archive="$(IMAGE_ARCHIVE)"; $(BATCH_NICE) $(MAKE) --no-print-directory image IMAGE_ARCHIVE="$$archive" && \
 	KUBECTL="$(KUBECTL)" HELM="$(HELM)" IMAGE_ARCHIVE="$$archive" K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" \
 		CONTAINER_DIR="$(CONTAINER_DIR)" CONTAINER_CLUSTER="$(CONTAINER_CLUSTER)" \
-		$(BATCH_NICE) go test -tags container -timeout 15m -count 1 -v ./test/container/ $(TEST_ARGS)
+		$(BATCH_NICE) go -C test test -tags container -timeout 15m -count 1 -v ./container/ $(TEST_ARGS)
 
 # What test-e2e and test-chaos need, made once and one step after another
 # even under `make -j` (controller-gen, go fmt and go build read and write
@@ -258,13 +282,17 @@ cluster-suite-bins:
 BENCH_N ?= 100,1000
 BENCH_DIR ?= $(LOCALBIN)/bench
 BENCH_CLUSTER ?= sunstrider-bench
+# test/bench is built from the test module (TOOL_MODULES) and run from
+# here: it reads config/ and runs hack/devconfig relative to this folder.
+BENCH_BIN ?= $(LOCALBIN)/test-bench
+BUILD_BENCH = go -C test build -o "$(abspath $(BENCH_BIN))" ./bench
 
 .PHONY: bench
 bench: k8s-cluster-bins kustomize build ## Benchmark on a fresh local cluster: the operator vs a plain client and the Application tutorial's design (BENCH_N, BENCH_ARGS; docs/performance.md).
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1 || true
 	mkdir -p "$(BENCH_DIR)/kwok" && cp test/bench/kwok.yaml "$(BENCH_DIR)/kwok/kwok.yaml"
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) up
-	rc=0; go run ./test/bench -n "$(BENCH_N)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+	rc=0; $(BUILD_BENCH) && "$(BENCH_BIN)" -n "$(BENCH_N)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/table.md" $(BENCH_ARGS) || rc=$$?; \
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
@@ -282,7 +310,7 @@ bench-steady: k8s-cluster-bins kustomize build ## On a fresh local cluster with 
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1 || true
 	mkdir -p "$(BENCH_DIR)/kwok" && cp test/bench/kwok.yaml "$(BENCH_DIR)/kwok/kwok.yaml"
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) up
-	rc=0; go run ./test/bench -rates "$(BENCH_RATES)" -base "$(BENCH_BASE)" -steady-idle "$(BENCH_IDLE)" -bisect "$(BENCH_BISECT)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
+	rc=0; $(BUILD_BENCH) && "$(BENCH_BIN)" -rates "$(BENCH_RATES)" -base "$(BENCH_BASE)" -steady-idle "$(BENCH_IDLE)" -bisect "$(BENCH_BISECT)" -kubeconfig "$(BENCH_DIR)/kubeconfig" -manager "$(LOCALBIN)/manager" \
 		-kubectl "$(KUBECTL)" -kustomize "$(KUSTOMIZE)" -work-dir "$(BENCH_DIR)/run" -out "$(BENCH_DIR)/steady.md" $(BENCH_ARGS) || rc=$$?; \
 	$(call dev-cluster,$(BENCH_DIR),$(BENCH_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
@@ -313,7 +341,8 @@ bench-real: cluster-suite-bins ## On a fresh local cluster with its real node (a
 	$(call dev-cluster,$(BENCH_REAL_DIR),$(BENCH_REAL_CLUSTER),REAL_NODE=1) up
 	rc=0; KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" MANAGER="$(LOCALBIN)/manager" DEV_DIR="$(BENCH_REAL_DIR)" ./hack/dev.sh >/dev/null || rc=$$?; \
 	if [ $$rc -eq 0 ]; then \
-		go run ./test/bench/real -kubeconfig "$(BENCH_REAL_DIR)/kubeconfig" -kubectl "$(KUBECTL)" -n "$(BENCH_REAL_N)" \
+		go -C test build -o "$(abspath $(LOCALBIN))/test-bench-real" ./bench/real && \
+		"$(LOCALBIN)/test-bench-real" -kubeconfig "$(BENCH_REAL_DIR)/kubeconfig" -kubectl "$(KUBECTL)" -n "$(BENCH_REAL_N)" \
 			-changes "$(BENCH_REAL_CHANGES)" -work-dir "$(BENCH_REAL_DIR)/run" -out "$(BENCH_REAL_DIR)/table.md" $(BENCH_REAL_ARGS) || rc=$$?; \
 	fi; \
 	$(call dev-cluster,$(BENCH_REAL_DIR),$(BENCH_REAL_CLUSTER)) down >/dev/null 2>&1; \
@@ -329,12 +358,12 @@ bench-shards: k8s-cluster-bins ## Check and weigh server-side sharded list/watch
 	$(call dev-cluster,$(SHARDS_DIR),$(SHARDS_CLUSTER)) down >/dev/null 2>&1 || true
 	mkdir -p "$(SHARDS_DIR)/kwok" && cp test/bench/kwok.yaml "$(SHARDS_DIR)/kwok/kwok.yaml"
 	DEV_FEATURE_GATES=ShardedListAndWatch=true $(call dev-cluster,$(SHARDS_DIR),$(SHARDS_CLUSTER)) up
-	rc=0; go run ./test/bench/shards -kubeconfig "$(SHARDS_DIR)/kubeconfig" -kubectl "$(KUBECTL)" -n $(SHARDS_N) -namespaces 100 || rc=$$?; \
+	rc=0; go -C test build -o "$(abspath $(LOCALBIN))/test-bench-shards" ./bench/shards && "$(LOCALBIN)/test-bench-shards" -kubeconfig "$(SHARDS_DIR)/kubeconfig" -kubectl "$(KUBECTL)" -n $(SHARDS_N) -namespaces 100 || rc=$$?; \
 	$(call dev-cluster,$(SHARDS_DIR),$(SHARDS_CLUSTER)) down >/dev/null 2>&1; exit $$rc
 
 .PHONY: lint
-lint: golangci-lint verify helm-lint ## Run golangci-lint (e2e, chaos, container and node suites included), lint and render the chart, and fail on stale generated files (verify).
-	"$(GOLANGCI_LINT)" run --build-tags e2e,chaos,container,release,node
+lint: golangci-lint verify helm-lint ## Run golangci-lint in every module (e2e, chaos, container, release and node suites included), lint and render the chart, and fail on stale generated files (verify).
+	$(call each-module,"$(GOLANGCI_LINT)" run --build-tags $(SUITE_TAGS))
 
 .PHONY: helm-lint
 helm-lint: kustomize helm ## Lint the Helm chart and fail if its generated files are stale.
@@ -345,13 +374,13 @@ helm-lint: kustomize helm ## Lint the Helm chart and fail if its generated files
 	"$(HELM)" template dist/chart >/dev/null
 
 .PHONY: vulncheck
-vulncheck: govulncheck indexdb $(AFTER_SUITE_BINS) | $(if $(CI_SCHEDULE),test-chaos) ## Run govulncheck on every package against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
+vulncheck: govulncheck indexdb $(AFTER_SUITE_BINS) | $(if $(CI_SCHEDULE),test-chaos) ## Run govulncheck on every package of every module (suites included) against the Go vulnerability database (built from golang.org/x/vulndb via the module proxy).
 	db=$$(./hack/vulndb.sh "$(INDEXDB)" "$(LOCALBIN)" "$(VULNDB_VERSION)"); \
-	$(BATCH_NICE) "$(GOVULNCHECK)" -db "file://$$db" -tags e2e,chaos,container ./...
+	$(call each-module,$(BATCH_NICE) "$(GOVULNCHECK)" -db "file://$$db" -tags $(SUITE_TAGS) ./...)
 
 .PHONY: lint-fix
-lint-fix: golangci-lint ## Run golangci-lint linter and perform fixes
-	"$(GOLANGCI_LINT)" run --fix
+lint-fix: golangci-lint ## Run golangci-lint linter and perform fixes (every module)
+	$(call each-module,"$(GOLANGCI_LINT)" run --fix --build-tags $(SUITE_TAGS))
 
 .PHONY: lint-config
 lint-config: golangci-lint ## Verify golangci-lint linter configuration
@@ -405,7 +434,7 @@ test-node: cluster-suite-bins | $(if $(CI_SCHEDULE),test-release) ## On a fresh 
 	if [ $$rc -eq 0 ]; then \
 		KUBECONFIG="$(NODE_DIR)/kubeconfig" KUBECTL="$(KUBECTL)" KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" NODE_BIN="$(NODE_BIN)" K8S_BIN="$(K8S_BIN)" \
 		DEV_DIR="$(NODE_DIR)" OPERATOR_IMAGE="$(NODE_OPERATOR_IMG)" PATH="$(LOCALBIN):$$PATH" \
-		$(BATCH_NICE) go test -tags node -timeout 15m -count 1 -v ./test/node/ $(TEST_ARGS) || rc=$$?; \
+		$(BATCH_NICE) go -C test test -tags node -timeout 15m -count 1 -v ./node/ $(TEST_ARGS) || rc=$$?; \
 	fi; \
 	$(call dev-cluster,$(NODE_DIR),$(NODE_CLUSTER)) down >/dev/null 2>&1; \
 	K8S_BIN="$(K8S_BIN)" NODE_BIN="$(NODE_BIN)" ./hack/real-node.sh leftovers || rc=1; exit $$rc
@@ -418,7 +447,7 @@ build: manifests generate fmt vet ## Build the manager binary into bin/manager (
 
 .PHONY: test-gateway
 test-gateway: ## Build the local cluster's test Gateway API implementation into bin/test-gateway (test/gateway; not for production).
-	go build -o "$(LOCALBIN)/test-gateway" ./test/gateway
+	go -C test build -o "$(abspath $(LOCALBIN))/test-gateway" ./gateway
 
 .PHONY: kubectl-plugin
 kubectl-plugin: ## Build the kubectl plugin into bin/kubectl-sunstrider (kubectl sunstrider history|rollback; put bin/ on PATH).
@@ -467,14 +496,17 @@ IMAGE_TAG ?= $(if $(filter file,$(origin IMG)),sunstrider-operator:$(subst +,_,$
 IMAGE_CA_CERTS ?=
 IMAGE_SOURCE ?= https://github.com/sunstrider/sunstrider-operator
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+# hack/image is a module of its own (TOOL_MODULES): go run there, so every
+# file it is given is an absolute path.
+IMAGE_BUILDER = go -C hack/image run .
 .PHONY: image
 image: ## Build the operator's image without Docker into bin/image/sunstrider-operator-<version>.tar (crane push it).
 	mkdir -p "$(IMAGE_DIR)"
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "-s -w $(LDFLAGS)" \
 		-o "$(IMAGE_DIR)/manager-linux-$(IMAGE_ARCH)" ./cmd
-	go run ./hack/image -binary "$(IMAGE_DIR)/manager-linux-$(IMAGE_ARCH)" -out "$(IMAGE_ARCHIVE)" -tag "$(IMAGE_TAG)" \
+	$(IMAGE_BUILDER) -binary "$(abspath $(IMAGE_DIR))/manager-linux-$(IMAGE_ARCH)" -out "$(abspath $(IMAGE_ARCHIVE))" -tag "$(IMAGE_TAG)" \
 		-created "$(SOURCE_DATE_EPOCH)" -version "$(IMAGE_VERSION)" -revision "$(REVISION)" -source "$(IMAGE_SOURCE)" \
-		-ca-certs "$(IMAGE_CA_CERTS)" -description "Kubernetes operator for Application, MyCustomResource, Guestbook and Drink"
+		-ca-certs "$(if $(IMAGE_CA_CERTS),$(abspath $(IMAGE_CA_CERTS)))" -description "Kubernetes operator for Application, MyCustomResource, Guestbook and Drink"
 
 # `make test-images` builds, the same way, the images the local test
 # cluster's real kubelet node runs (no registry is reachable there, so they
@@ -493,22 +525,22 @@ PAUSE_ARCHIVE ?= $(IMAGE_DIR)/sunstrider-pause.tar
 test-images: ## Build the real test node's images without Docker: bin/image/sunstrider-testapp-v1.tar, -v2.tar, -v3.tar and sunstrider-pause.tar.
 	mkdir -p "$(IMAGE_DIR)"
 	for v in v1 v2 v3; do \
-		CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "-s -w -X main.version=$$v" \
-			-o "$(IMAGE_DIR)/testapp-$$v-linux-$(IMAGE_ARCH)" ./test/app || exit 1; \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go -C test build -trimpath -ldflags "-s -w -X main.version=$$v" \
+			-o "$(abspath $(IMAGE_DIR))/testapp-$$v-linux-$(IMAGE_ARCH)" ./app || exit 1; \
 	done
-	go run ./hack/image -binary "$(IMAGE_DIR)/testapp-v1-linux-$(IMAGE_ARCH)" -entrypoint /app \
-		-out "$(TESTAPP_ARCHIVE_V1)" -tag "$(TESTAPP_IMAGE_V1)" -created "$(SOURCE_DATE_EPOCH)" \
+	$(IMAGE_BUILDER) -binary "$(abspath $(IMAGE_DIR))/testapp-v1-linux-$(IMAGE_ARCH)" -entrypoint /app \
+		-out "$(abspath $(TESTAPP_ARCHIVE_V1))" -tag "$(TESTAPP_IMAGE_V1)" -created "$(SOURCE_DATE_EPOCH)" \
 		-title sunstrider-testapp -version v1 -description "The operator's test workload (test/app), version v1"
-	go run ./hack/image -binary "$(IMAGE_DIR)/testapp-v2-linux-$(IMAGE_ARCH)" -entrypoint /app \
-		-out "$(TESTAPP_ARCHIVE_V2)" -tag "$(TESTAPP_IMAGE_V2)" -created "$(SOURCE_DATE_EPOCH)" \
+	$(IMAGE_BUILDER) -binary "$(abspath $(IMAGE_DIR))/testapp-v2-linux-$(IMAGE_ARCH)" -entrypoint /app \
+		-out "$(abspath $(TESTAPP_ARCHIVE_V2))" -tag "$(TESTAPP_IMAGE_V2)" -created "$(SOURCE_DATE_EPOCH)" \
 		-title sunstrider-testapp -version v2 -description "The operator's test workload (test/app), version v2"
-	go run ./hack/image -binary "$(IMAGE_DIR)/testapp-v3-linux-$(IMAGE_ARCH)" -entrypoint /app \
-		-out "$(TESTAPP_ARCHIVE_V3)" -tag "$(TESTAPP_IMAGE_V3)" -created "$(SOURCE_DATE_EPOCH)" \
+	$(IMAGE_BUILDER) -binary "$(abspath $(IMAGE_DIR))/testapp-v3-linux-$(IMAGE_ARCH)" -entrypoint /app \
+		-out "$(abspath $(TESTAPP_ARCHIVE_V3))" -tag "$(TESTAPP_IMAGE_V3)" -created "$(SOURCE_DATE_EPOCH)" \
 		-title sunstrider-testapp -version v3 -description "The operator's test workload (test/app), version v3"
 	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -ldflags "-s -w" \
 		-o "$(IMAGE_DIR)/pause-linux-$(IMAGE_ARCH)" ./hack/pause
-	go run ./hack/image -binary "$(IMAGE_DIR)/pause-linux-$(IMAGE_ARCH)" -entrypoint /pause \
-		-out "$(PAUSE_ARCHIVE)" -tag "$(PAUSE_IMAGE)" -created "$(SOURCE_DATE_EPOCH)" \
+	$(IMAGE_BUILDER) -binary "$(abspath $(IMAGE_DIR))/pause-linux-$(IMAGE_ARCH)" -entrypoint /pause \
+		-out "$(abspath $(PAUSE_ARCHIVE))" -tag "$(PAUSE_IMAGE)" -created "$(SOURCE_DATE_EPOCH)" \
 		-title sunstrider-pause -version 1 -description "The test node's pod sandbox image (hack/pause)"
 
 # If you wish to build the manager image targeting other platforms you can use the --platform flag.
@@ -609,7 +641,7 @@ bump-dev: kustomize ## After a release, move the tree to VERSION=x.y.z-dev (VERS
 
 .PHONY: test-release
 test-release: kustomize helm controller-gen oras ## Build a throwaway release twice in a clone of HEAD, check the digests are equal and the artifacts agree, then publish it to a registry in the test and pull it back with oras and helm (test/release).
-	KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" ORAS="$(ORAS)" LOCALBIN="$(LOCALBIN)" $(BATCH_NICE) go test -tags release -timeout 45m -count 1 -v ./test/release/ $(TEST_ARGS)
+	KUSTOMIZE="$(KUSTOMIZE)" HELM="$(HELM)" ORAS="$(ORAS)" LOCALBIN="$(LOCALBIN)" $(BATCH_NICE) go -C test test -tags release -timeout 45m -count 1 -v ./release/ $(TEST_ARGS)
 
 ##@ Deployment
 

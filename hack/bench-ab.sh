@@ -36,7 +36,7 @@ build() {
 rm -rf "$dir/runs" && mkdir -p "$dir/runs"
 build "$before" before
 build "$after" after
-(cd "$root" && go build -trimpath -o "$dir/bench" ./test/bench)
+(cd "$root/test" && go build -trimpath -o "$dir/bench" ./bench) # test/ is a Go module of its own
 "$root/hack/dev-cluster.sh" down >/dev/null 2>&1 || true
 mkdir -p "$DEV_DIR/kwok" && cp "$root/test/bench/kwok.yaml" "$DEV_DIR/kwok/kwok.yaml"
 if ! "$root/hack/dev-cluster.sh" up >"$dir/cluster-up.log" 2>&1; then

@@ -56,7 +56,10 @@ for arch in "${platforms[@]}"; do
   CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -trimpath -ldflags "-s -w $LDFLAGS" -o "$work/manager-linux-$arch" ./cmd
   binaries+=("$work/manager-linux-$arch")
 done
-(IFS=,; go run ./hack/image -index "$work/oci" -sbom-out "$RELEASE_DIR/$name-$VERSION.cdx.json" \
+# hack/image is a Go module of its own (its go.mod says why): built there,
+# run from here.
+go -C hack/image build -o "$work/image" .
+(IFS=,; "$work/image" -index "$work/oci" -sbom-out "$RELEASE_DIR/$name-$VERSION.cdx.json" \
   -binary "${binaries[*]}" -tag "$IMAGE" -created "$SOURCE_DATE_EPOCH" -version "$VERSION" \
   -revision "${REVISION-}" -source "${IMAGE_SOURCE-}" -ca-certs "${IMAGE_CA_CERTS-}" \
   -description "Kubernetes operator for Application, MyCustomResource, Guestbook and Drink")

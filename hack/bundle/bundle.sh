@@ -19,7 +19,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 out=$root
 [ "${1:-}" = "--check" ] && out=$tmp/out
-go run ./hack/bundle -manifests "$tmp/manifests.yaml" -samples "$tmp/samples.yaml" -out "$out" \
+# hack/bundle is a Go module of its own (its go.mod says why): built there,
+# run from here, where its default -base and -icon paths are.
+go -C hack/bundle build -o "$tmp/bundle" .
+"$tmp/bundle" -manifests "$tmp/manifests.yaml" -samples "$tmp/samples.yaml" -out "$out" \
   -version "${BUNDLE_VERSION:?}" -replaces "${BUNDLE_REPLACES-}" -image "${BUNDLE_MANAGER_IMG:?}" \
   -channels "${BUNDLE_CHANNELS:?}" -default-channel "${BUNDLE_DEFAULT_CHANNEL:?}" >/dev/null
 

@@ -7,7 +7,7 @@
 //   - Application floor: a plain client making the writes the Application
 //     API itself needs (the Application, its two children, one status
 //     write), no controller: what any controller of this API costs at least;
-//   - seed design: test/bench/seedcontroller, the seed's reconcile (100 ms
+//   - seed design: internal/testutil/seedcontroller, the seed's reconcile (100 ms
 //     ticker, whole-status reflect.DeepEqual, create-only children), run as
 //     a child process of this binary.
 //
@@ -16,9 +16,12 @@
 // non-zero when an Application does not converge or when the operator
 // writes anything at steady state (idle window, and after a restart).
 //
-// `make bench` runs it; docs/performance.md explains every figure. A smoke run:
+// `make bench` runs it; docs/performance.md explains every figure. A smoke
+// run, from the repository's root (test/ is a Go module of its own: built
+// there, run from the root, whose config/ it reads):
 //
-//	go run ./test/bench -n 20 -idle 5s -references=false -kubeconfig bin/e2e/kubeconfig -manager bin/manager
+//	go -C test build -o "$PWD/bin/test-bench" ./bench
+//	bin/test-bench -n 20 -idle 5s -references=false -kubeconfig bin/e2e/kubeconfig -manager bin/manager
 package main
 
 import (
@@ -63,7 +66,7 @@ import (
 
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	configv1alpha1 "sunstrider.cn/operator/api/config/v1alpha1"
-	"sunstrider.cn/operator/test/bench/seedcontroller"
+	"sunstrider.cn/operator/internal/testutil/seedcontroller"
 )
 
 const (

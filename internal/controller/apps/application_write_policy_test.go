@@ -28,7 +28,7 @@ import (
 	sunappsv1 "sunstrider.cn/operator/api/apps/v1"
 	"sunstrider.cn/operator/internal/apply"
 	"sunstrider.cn/operator/internal/testutil"
-	"sunstrider.cn/operator/test/bench/seedcontroller"
+	"sunstrider.cn/operator/internal/testutil/seedcontroller"
 )
 
 // The shipped write policy's name and messages

@@ -29,7 +29,8 @@
 // `make bench-real` runs it on a fresh cluster with the operator run as
 // `make dev` runs it (docs/performance.md):
 //
-//	go run ./test/bench/real -kubeconfig bin/bench-real/kubeconfig -kubectl bin/k8s/v1.37.2/kubectl -n 20
+//	go -C test build -o "$PWD/bin/test-bench-real" ./bench/real
+//	bin/test-bench-real -kubeconfig bin/bench-real/kubeconfig -kubectl bin/k8s/v1.37.2/kubectl -n 20
 //
 // The Markdown report goes to stdout (and -out), progress to stderr. It
 // runs as root on the host, where ClusterIPs route (kube-proxy's rules).

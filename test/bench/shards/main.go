@@ -4,7 +4,8 @@
 // namespace: an Application and its children share a namespace, so they
 // share a shard.
 //
-//	go run ./test/bench/shards -kubeconfig bin/shards/kubeconfig -n 10000 -namespaces 100
+//	go -C test build -o "$PWD/bin/test-bench-shards" ./bench/shards
+//	bin/test-bench-shards -kubeconfig bin/shards/kubeconfig -n 10000 -namespaces 100
 //
 // It installs the Application CRD, makes n Applications spread over the
 // namespaces, each with a Deployment (0 replicas: no Pod) and a ClusterIP
