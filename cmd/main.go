@@ -116,6 +116,8 @@ type options struct {
 	enableWebhooks                            bool
 	certMode                                  string
 	webhookSecretName                         string
+	webhookCASecretName                       string
+	webhookCAConfigMapName                    string
 	webhookServiceName                        string
 	metricsServiceName                        string
 	webhookExtraDNSNames                      string
@@ -127,6 +129,9 @@ type options struct {
 	kubeAPICompression                        bool
 	printVersion                              bool
 	zap                                       zap.Options
+	// metricsTokenAudiences: a metrics caller's token must be issued for
+	// one of them (metricsauth.FilterProvider); none: the API server's own.
+	metricsTokenAudiences []string
 }
 
 // Throughput defaults, chosen with `make bench` (docs/performance.md).
@@ -155,8 +160,8 @@ const (
 // anyway. It must end well inside the Pod's terminationGracePeriodSeconds
 // (10 s in config/manager and the chart; a test holds them together):
 // controller-runtime's 30 s would let the kubelet kill a replica whose
-// runnable does not stop (cert-controller's rotator, stopped just after
-// it took over, has been seen to hang), before it released the Lease. 8 s
+// runnable does not stop (a certificate rotator stopped just after it
+// took over has been seen to hang), before it released the Lease. 8 s
 // leaves room for the webhook server, which waits up to about 5 s for the
 // API server's connections to close.
 const defaultGracefulShutdownTimeout = 8 * time.Second
@@ -182,6 +187,16 @@ func parseFlags() *options {
 	flag.BoolVar(&o.secureMetrics, "metrics-secure", true,
 		"Serve metrics over HTTPS behind Kubernetes authentication and authorization; "+
 			"--metrics-secure=false serves plain HTTP.")
+	flag.Func("metrics-token-audiences",
+		"Comma-separated audiences a metrics caller's token must be issued for (one of them), named in the "+
+			"metrics TokenReview. Empty: the API server's own (its --api-audiences), those of the ServiceAccount "+
+			"token the kubelet mounts in each Pod, such as Prometheus' own. A token for another audience gets 401 "+
+			"(docs/monitoring.md).",
+		func(v string) error {
+			audiences, err := metricsauth.ParseAudiences(v)
+			o.metricsTokenAudiences = audiences
+			return err
+		})
 	flag.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
 		"Directory holding the metrics server certificate, served once it is there (the deployed operator: "+
 			"--webhook-cert-path, whose certificate is valid for --metrics-service-name); empty means a "+
@@ -222,14 +237,23 @@ func parseFlags() *options {
 			"admission request from any other caller is refused (401). The conversion webhook needs none: "+
 			"kube-apiserver calls it without one. Empty: callers are not authenticated (docs/security.md).")
 	flag.StringVar(&o.webhookSecretName, "webhook-secret-name", "sunstrider-operator-webhook-server-cert",
-		"Secret, in the operator's namespace, holding the self-managed CA and serving certificate.")
+		"Secret, in the operator's namespace, holding the self-managed serving certificate (tls.crt, tls.key, ca.crt); "+
+			"every replica reads it.")
+	flag.StringVar(&o.webhookCASecretName, "webhook-ca-secret-name", "sunstrider-operator-webhook-ca",
+		"Secret, in the operator's namespace, holding the self-managed CA and its key (ca.crt, ca.key); only the "+
+			"leader reads it.")
+	flag.StringVar(&o.webhookCAConfigMapName, "webhook-ca-configmap-name", "sunstrider-operator-webhook-ca-bundle",
+		"ConfigMap, in the operator's namespace, whose ca.crt the leader keeps equal to the webhook CA (the "+
+			"self-managed one, or ca.crt in --webhook-cert-path with --cert-mode=external) for scrapers to "+
+			"verify the metrics server; empty: none.")
 	flag.StringVar(&o.webhookServiceName, "webhook-service-name", "sunstrider-operator-webhook-service",
 		"Service in front of the webhook server; the self-managed certificate is valid for its DNS names.")
 	flag.StringVar(&o.webhookExtraDNSNames, "webhook-extra-dns-names", "",
 		"Comma-separated extra DNS names for the self-managed certificate (e.g. localhost for a local run; "+
 			"--cert-mode=local always includes localhost, 127.0.0.1 and ::1).")
 	flag.StringVar(&o.operatorNamespace, "operator-namespace", os.Getenv("POD_NAMESPACE"),
-		"Namespace the operator runs in (env POD_NAMESPACE): home of its certificate Secret (--cert-mode=self).")
+		"Namespace the operator runs in (env POD_NAMESPACE): home of its certificate Secrets (--cert-mode=self) and "+
+			"CA ConfigMap.")
 	flag.StringVar(&o.webhookCertName, "webhook-cert-name", "tls.crt", "File name of the webhook certificate.")
 	flag.StringVar(&o.webhookCertKey, "webhook-cert-key", "tls.key", "File name of the webhook key.")
 	flag.IntVar(&o.webhookPort, "webhook-port", 9443, "Port the webhook server listens on.")
@@ -333,7 +357,9 @@ func run(o *options, level atomicLevel) error {
 	}
 	if o.secureMetrics {
 		// Only callers allowed to GET /metrics (config/rbac/metrics_reader_role.yaml) are served.
-		metricsServerOptions.FilterProvider = metricsauth.FilterProvider
+		metricsServerOptions.FilterProvider = metricsauth.FilterProvider(o.metricsTokenAudiences)
+	} else if len(o.metricsTokenAudiences) > 0 {
+		return errors.New("--metrics-token-audiences needs --metrics-secure: plain HTTP metrics take no token")
 	}
 	var metricsCert *certs.FileCertificate
 	if o.metricsCertPath != "" {
@@ -445,6 +471,8 @@ func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options, live *live
 	certOpts := certs.Options{
 		Namespace:                      o.operatorNamespace,
 		SecretName:                     o.webhookSecretName,
+		CASecretName:                   o.webhookCASecretName,
+		CAConfigMapName:                o.webhookCAConfigMapName,
 		ServiceName:                    o.webhookServiceName,
 		MetricsServiceName:             o.metricsServiceName,
 		ExtraDNSNames:                  extra,
@@ -480,6 +508,9 @@ func setupWebhooks(ctx context.Context, mgr ctrl.Manager, o *options, live *live
 		}
 		certsReady = ready
 	case certModeExternal:
+		if err := certs.PublishCA(mgr, certOpts); err != nil {
+			return false, fmt.Errorf("adding the CA publisher: %w", err)
+		}
 	default:
 		return false, fmt.Errorf("--cert-mode must be %q, %q or %q, not %q",
 			certModeSelf, certModeLocal, certModeExternal, o.certMode)

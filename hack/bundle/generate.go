@@ -52,10 +52,16 @@ const (
 	// webhookContainerPortName names the manager's webhook server port
 	// (config/manager/manager.yaml).
 	webhookContainerPortName = "webhook-server"
-	// selfManagedCertSecret is the empty Secret config/default ships for
-	// --cert-mode=self; under OLM the certificate is OLM's.
+	// selfManagedCertSecret and selfManagedCASecret are the empty Secrets
+	// config/default ships for --cert-mode=self; under OLM the certificate
+	// is OLM's.
 	selfManagedCertSecret = "sunstrider-operator-webhook-server-cert"
-	managedByLabel        = "app.kubernetes.io/managed-by"
+	selfManagedCASecret   = "sunstrider-operator-webhook-ca"
+	// caBundleConfigMap is the ConfigMap where the manager publishes the
+	// ca.crt of its certificate directory; OLM mounts none there, so the
+	// bundle leaves it out.
+	caBundleConfigMap = "sunstrider-operator-webhook-ca-bundle"
+	managedByLabel    = "app.kubernetes.io/managed-by"
 
 	// podPolicy and writePolicy are the ValidatingAdmissionPolicies (and
 	// their bindings) confining the manager's Pod patches and its other
@@ -251,11 +257,19 @@ func leftOut(obj *unstructured.Unstructured) (bool, error) {
 		// the manager's ServiceAccount itself: under OLM the manager's
 		// writes are confined by RBAC only (docs/olm.md).
 		return true, nil
+	case "NetworkPolicy":
+		// operator-registry installs no NetworkPolicy from a bundle
+		// (pkg/lib/bundle/supported_resources.go) and OLM v1 refuses a
+		// bundle holding one: under OLM the administrator applies
+		// config/network-policy (docs/security.md, "Network policies").
+		return true, nil
 	case "Secret":
-		if obj.GetName() != selfManagedCertSecret {
+		if obj.GetName() != selfManagedCertSecret && obj.GetName() != selfManagedCASecret {
 			return false, fmt.Errorf("config/default has the Secret %s: a bundle must not ship Secrets", obj.GetName())
 		}
 		return true, nil
+	case "ConfigMap":
+		return obj.GetName() == caBundleConfigMap, nil
 	}
 	return false, nil
 }

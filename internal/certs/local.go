@@ -234,7 +234,7 @@ func (i *localInjector) Start(ctx context.Context) error {
 	log := ctrl.LoggerFrom(ctx).WithName("ca-injector")
 	err := wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
 		for _, t := range i.targets {
-			if err := i.inject(ctx, t); err != nil {
+			if err := injectCA(ctx, i.reader, i.writer, t, i.ca); err != nil {
 				log.Error(err, "Injecting the local CA failed, retrying", "kind", t.GetKind(), "name", t.GetName())
 				return false, nil
 			}
@@ -252,18 +252,23 @@ func (i *localInjector) Start(ctx context.Context) error {
 	return nil
 }
 
-// inject writes the CA into target's clientConfig.caBundle fields, unless
-// they already hold it.
-func (i *localInjector) inject(ctx context.Context, target *unstructured.Unstructured) error {
+// injectCA writes ca into target's clientConfig.caBundle fields, unless
+// they already hold it or target is being deleted: it reads target by name
+// and updates it with the operator's field owner, changing nothing else
+// (config/rbac/manager_write_policy.yaml refuses any other change).
+func injectCA(ctx context.Context, reader client.Reader, writer client.Writer, target *unstructured.Unstructured, ca []byte) error {
 	obj := target.DeepCopy()
-	if err := i.reader.Get(ctx, client.ObjectKeyFromObject(target), obj); err != nil {
+	if err := reader.Get(ctx, client.ObjectKeyFromObject(target), obj); err != nil {
 		return err
 	}
-	changed, err := setCABundle(obj, i.ca)
+	if obj.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	changed, err := setCABundle(obj, ca)
 	if err != nil || !changed {
 		return err
 	}
-	return i.writer.Update(ctx, obj, client.FieldOwner(apply.FieldOwner))
+	return writer.Update(ctx, obj, client.FieldOwner(apply.FieldOwner))
 }
 
 // setCABundle sets every clientConfig.caBundle of a webhook configuration or

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -48,15 +48,16 @@ const (
 )
 
 // TestSelfManagedCertificateRotatesWhileWebhooksAnswer runs --cert-mode=self
-// (certs.Setup) with the certificate's validity forced down to seconds, and
-// keeps writing through the webhooks while the serving certificate is
-// re-issued several times: every admission is answered by the webhook
-// (allowed, or denied with its own message; never a TLS or connection
-// error), the webhook and metrics servers serve each new certificate
-// (fingerprint and NotAfter change), which verifies against the CA in the
-// Secret's ca.crt (the one injected into the webhook configurations and
-// the one a ServiceMonitor reads) for the webhook's and the metrics
-// Service's names.
+// (certs.Setup) as the shipped ServiceAccount with the certificate's
+// validity forced down to seconds, and keeps writing through the webhooks
+// while the serving certificate is re-issued several times: every
+// admission is answered by the webhook (allowed, or denied with its own
+// message; never a TLS or connection error), the webhook and metrics
+// servers serve each new certificate (fingerprint and NotAfter change),
+// which verifies against the CA in the ConfigMap (the one a ServiceMonitor
+// reads, and the one injected into the webhook configurations) for the
+// webhook's and the metrics Service's names; the CA key never reaches the
+// serving Secret.
 func TestSelfManagedCertificateRotatesWhileWebhooksAnswer(t *testing.T) {
 	// Each test runs its own control plane: they wait on it side by side.
 	t.Parallel()
@@ -64,18 +65,13 @@ func TestSelfManagedCertificateRotatesWhileWebhooksAnswer(t *testing.T) {
 	cl := startCluster(t)
 	c := cl.client
 	ctx := context.Background()
-	g.Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
-	// A Secret of its own: its rotator's controller is named after it, and
-	// TestManagerWithoutCertificateBecomesReadyAndServes's may run in this
-	// process too.
-	const secretName = "rotating-cert"
-	g.Expect(c.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: secretName}})).To(Succeed())
+	operator := cl.installShipped(t)
 
 	certDir := filepath.Join(t.TempDir(), "certs")
 	probePort, metricsPort := freePort(t), freePort(t)
 	// As cmd/main.go with --metrics-cert-path=--webhook-cert-path.
 	metricsCert := certs.NewFileCertificate(certDir, "tls.crt", "tls.key")
-	mgr, err := ctrl.NewManager(cl.cfg, ctrl.Options{
+	mgr, err := ctrl.NewManager(operator, ctrl.Options{
 		Scheme: cl.scheme,
 		Metrics: metricsserver.Options{
 			BindAddress:   fmt.Sprintf("127.0.0.1:%d", metricsPort),
@@ -89,27 +85,14 @@ func TestSelfManagedCertificateRotatesWhileWebhooksAnswer(t *testing.T) {
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(mgr.Add(metricsCert)).To(Succeed())
-	ready, err := certs.Setup(ctx, mgr, certs.Options{
-		Namespace:                      namespace,
-		SecretName:                     secretName,
-		ServiceName:                    "webhook-service",
-		MetricsServiceName:             metricsService,
-		ExtraDNSNames:                  []string{"localhost"},
-		CertDir:                        certDir,
-		MutatingWebhookConfiguration:   "mutating-webhook-configuration",
-		ValidatingWebhookConfiguration: "validating-webhook-configuration",
-		ConversionCRDs:                 []string{"drinks.example.com"},
-		CertValidity:                   certValidity,
-		RenewBefore:                    renewBefore,
-		CheckInterval:                  time.Second,
-	})
+	o := selfOptions(certDir)
+	o.MetricsServiceName = metricsService
+	o.CertValidity, o.RenewBefore, o.CheckInterval = certValidity, renewBefore, time.Second
+	ready, err := certs.Setup(ctx, mgr, o)
 	g.Expect(err).NotTo(HaveOccurred())
 	serveWebhooks(t, mgr, ready, probePort)
 
-	secret := &corev1.Secret{}
-	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, secret)).To(Succeed())
-	ca := secret.Data["ca.crt"]
-	g.Expect(ca).NotTo(BeEmpty())
+	ca := eventuallySeparateKeys(g, c)
 	pool := x509.NewCertPool()
 	g.Expect(pool.AppendCertsFromPEM(ca)).To(BeTrue())
 	webhookAddr := net.JoinHostPort(cl.wio.LocalServingHost, strconv.Itoa(cl.wio.LocalServingPort))
@@ -144,7 +127,7 @@ func TestSelfManagedCertificateRotatesWhileWebhooksAnswer(t *testing.T) {
 			g.Expect(err).NotTo(HaveOccurred(), "handshake %d with %s", i, addr)
 			_, err = handshake(addr, "localhost", pool)
 			g.Expect(err).NotTo(HaveOccurred(), "handshake %d with %s as localhost", i, addr)
-			// By fingerprint: cert-controller gives every certificate serial 1.
+			// By fingerprint, which no two certificates share.
 			served[fmt.Sprintf("%x", sha256.Sum256(cert.Raw))] = cert.NotAfter
 		}
 		// Admission through the API server: a valid Application (dry run:
@@ -165,15 +148,9 @@ func TestSelfManagedCertificateRotatesWhileWebhooksAnswer(t *testing.T) {
 		}
 		<-pace.C
 	}
-	// The CA stays (only the serving certificate rotates) and is the one
-	// injected.
-	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, secret)).To(Succeed())
-	g.Expect(secret.Data["ca.crt"]).To(Equal(ca))
-	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	g.Expect(c.Get(ctx, client.ObjectKey{Name: "validating-webhook-configuration"}, validating)).To(Succeed())
-	for _, h := range validating.Webhooks {
-		g.Expect(h.ClientConfig.CABundle).To(Equal(ca), "webhook %s", h.Name)
-	}
+	// The CA stays (only the serving certificate rotates), apart from the
+	// serving Secret, and is the one injected and published.
+	g.Expect(expectSeparateKeys(g, c)).To(Equal(ca))
 	g.Expect(failures).To(BeZero(), "failed admissions out of %d", admissions)
 	notAfters := map[time.Time]bool{}
 	for _, n := range webhookCerts {
@@ -218,62 +195,55 @@ func containsDenial(msg string) bool {
 		strings.Contains(msg, `admission webhook "vapplication-v1.sunstrider.cn" denied the request`)
 }
 
-// TestCertificateWithoutMetricsNameIsReissuedFromTheSameCA is the upgrade
-// from a version whose self-managed certificate did not cover the metrics
-// Service: the new manager re-issues the serving certificate with the
-// metrics Service's names, from the CA already injected, at its first start.
-func TestCertificateWithoutMetricsNameIsReissuedFromTheSameCA(t *testing.T) {
+// TestUpgradeMovesTheCAOutOfTheServingSecret is the upgrade from a version
+// that kept the CA and its key in the serving Secret (cert-controller),
+// whose certificate did not cover the metrics Service either, after the
+// manifests of this one are applied (the empty CA Secret and ConfigMap,
+// the narrowed Role): the new manager adopts that CA, already injected, so
+// that no caBundle changes and webhooks are trusted throughout; it moves
+// the CA key into the CA Secret, removes it from the serving Secret,
+// re-issues the serving certificate from the same CA with the metrics
+// Service's names, and publishes the CA.
+func TestUpgradeMovesTheCAOutOfTheServingSecret(t *testing.T) {
 	// Each test runs its own control plane: they wait on it side by side.
 	t.Parallel()
 	g := NewWithT(t)
 	cl := startCluster(t)
 	c := cl.client
 	ctx := context.Background()
-	g.Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})).To(Succeed())
+	operator := cl.installShipped(t)
 
-	// What the previous version wrote: a CA and a certificate for the
-	// webhook Service (and localhost) only, as cert-controller makes them,
-	// with its validities (far from renewal).
-	old := &rotator.CertRotator{
-		CAName: "sunstrider-operator-ca", CAOrganization: "sunstrider-operator",
-		DNSName:       "webhook-service." + namespace + ".svc",
-		ExtraDNSNames: []string{"webhook-service." + namespace + ".svc.cluster.local", "localhost"},
-		ExtKeyUsages:  &[]x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	now := time.Now()
-	ca, err := old.CreateCACert(now.Add(-time.Hour), now.AddDate(10, 0, 0))
-	g.Expect(err).NotTo(HaveOccurred())
-	crt, key, err := old.CreateCertPEM(ca, now.Add(-time.Hour), now.AddDate(1, 0, 0))
-	g.Expect(err).NotTo(HaveOccurred())
-	const secretName = "upgraded-cert"
-	g.Expect(c.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: secretName},
-		Data:       map[string][]byte{"ca.crt": ca.CertPEM, "ca.key": ca.KeyPEM, "tls.crt": crt, "tls.key": key},
-	})).To(Succeed())
+	// What the previous version left: a CA and a certificate for the
+	// webhook Service (and localhost) only, far from renewal, in the
+	// serving Secret, and the CA injected.
+	caCert, caKey, crt, key := legacyCertificates(t, []string{
+		"webhook-service." + namespace + ".svc", "webhook-service." + namespace + ".svc.cluster.local", "localhost",
+	})
+	secret := &corev1.Secret{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, secret)).To(Succeed())
+	secret.Data = map[string][]byte{"ca.crt": caCert, "ca.key": caKey, "tls.crt": crt, "tls.key": key}
+	g.Expect(c.Update(ctx, secret)).To(Succeed())
+	injectAsAdmin(g, c, caCert)
+	injected := resourceVersions(g, c)
 
 	certDir := filepath.Join(t.TempDir(), "certs")
 	probePort := freePort(t)
-	mgr := cl.newManager(t, certDir, probePort)
-	ready, err := certs.Setup(ctx, mgr, certs.Options{
-		Namespace:                      namespace,
-		SecretName:                     secretName,
-		ServiceName:                    "webhook-service",
-		MetricsServiceName:             metricsService,
-		ExtraDNSNames:                  []string{"localhost"},
-		CertDir:                        certDir,
-		MutatingWebhookConfiguration:   "mutating-webhook-configuration",
-		ValidatingWebhookConfiguration: "validating-webhook-configuration",
-		ConversionCRDs:                 []string{"drinks.example.com"},
-	})
+	mgr := cl.newManager(t, operator, certDir, probePort)
+	o := selfOptions(certDir)
+	o.MetricsServiceName = metricsService
+	ready, err := certs.Setup(ctx, mgr, o)
 	g.Expect(err).NotTo(HaveOccurred())
 	serveWebhooks(t, mgr, ready, probePort)
 
-	secret := &corev1.Secret{}
+	g.Expect(eventuallySeparateKeys(g, c)).To(Equal(caCert), "the CA stays")
+	g.Expect(resourceVersions(g, c)).To(Equal(injected), "the manager wrote no webhook configuration")
+	caSecret := &corev1.Secret{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: caSecretName}, caSecret)).To(Succeed())
+	g.Expect(caSecret.Data["ca.key"]).To(Equal(caKey), "the CA key moved")
 	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: secretName}, secret)).To(Succeed())
-	g.Expect(secret.Data["ca.crt"]).To(Equal(ca.CertPEM), "the CA stays")
 	g.Expect(secret.Data["tls.crt"]).NotTo(Equal(crt), "the serving certificate is re-issued")
 	pool := x509.NewCertPool()
-	g.Expect(pool.AppendCertsFromPEM(ca.CertPEM)).To(BeTrue())
+	g.Expect(pool.AppendCertsFromPEM(caCert)).To(BeTrue())
 	block, _ := pem.Decode(secret.Data["tls.crt"])
 	g.Expect(block).NotTo(BeNil())
 	issued, err := x509.ParseCertificate(block.Bytes)
@@ -286,4 +256,41 @@ func TestCertificateWithoutMetricsNameIsReissuedFromTheSameCA(t *testing.T) {
 	err = c.Create(ctx, application("bad", "b"), client.DryRunAll)
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(containsDenial(err.Error())).To(BeTrue(), "%v", err)
+}
+
+// injectAsAdmin writes ca into every caBundle of the webhook
+// configurations and the Drink CRD, as the previous version did.
+func injectAsAdmin(g Gomega, c client.Client, ca []byte) {
+	ctx := context.Background()
+	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: mutatingName}, mutating)).To(Succeed())
+	for i := range mutating.Webhooks {
+		mutating.Webhooks[i].ClientConfig.CABundle = ca
+	}
+	g.Expect(c.Update(ctx, mutating)).To(Succeed())
+	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: validatingName}, validating)).To(Succeed())
+	for i := range validating.Webhooks {
+		validating.Webhooks[i].ClientConfig.CABundle = ca
+	}
+	g.Expect(c.Update(ctx, validating)).To(Succeed())
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Name: drinkCRD}, crd)).To(Succeed())
+	crd.Spec.Conversion.Webhook.ClientConfig.CABundle = ca
+	g.Expect(c.Update(ctx, crd)).To(Succeed())
+}
+
+// resourceVersions are those of the webhook configurations (not the
+// CRD's, which its status moves too).
+func resourceVersions(g Gomega, c client.Client) []string {
+	ctx := context.Background()
+	out := make([]string, 0, 2)
+	for _, obj := range []client.Object{
+		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: mutatingName}},
+		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: validatingName}},
+	} {
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		out = append(out, obj.GetResourceVersion())
+	}
+	return out
 }

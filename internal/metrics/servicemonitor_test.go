@@ -18,10 +18,12 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The certificate Secret and metrics Service of both installs: the defaults
-// of the manager's --webhook-secret-name and --metrics-service-name.
+// The certificate Secret, CA ConfigMap and metrics Service of both installs:
+// the defaults of the manager's --webhook-secret-name,
+// --webhook-ca-configmap-name and --metrics-service-name.
 const (
 	certSecret     = "sunstrider-operator-webhook-server-cert"
+	caConfigMap    = "sunstrider-operator-webhook-ca-bundle"
 	metricsService = "sunstrider-operator-controller-manager-metrics-service"
 )
 
@@ -72,10 +74,10 @@ func keys[V any](m map[string]V) []string {
 
 // expectVerifiedScrape checks what a Prometheus given the rendered
 // ServiceMonitor does: it verifies the metrics server's certificate with the
-// ca.crt of the certificate Secret the manager serves metrics with, for the
-// metrics Service's name, and sends the token of a ServiceAccount that may
-// GET /metrics and nothing else; no deprecated bearerTokenFile, no
-// insecureSkipVerify. It returns the name the scrape verifies.
+// ca.crt of the ConfigMap the manager publishes its CA in (installed with
+// it), for the metrics Service's name (the token: expectPrometheusOwnToken); no
+// deprecated bearerTokenFile, no insecureSkipVerify. It returns the name the
+// scrape verifies.
 func expectVerifiedScrape(g Gomega, r rendered, namespace string) string {
 	if len(r["ServiceMonitor"]) != 1 {
 		g.Expect(keys(r["ServiceMonitor"])).To(HaveLen(1), "one ServiceMonitor")
@@ -90,13 +92,20 @@ func expectVerifiedScrape(g Gomega, r rendered, namespace string) string {
 	g.Expect(ep.BearerTokenFile).To(BeEmpty(), "bearerTokenFile is deprecated")   //nolint:staticcheck // checked absent
 	g.Expect(ep.BearerTokenSecret).To(BeNil(), "bearerTokenSecret is deprecated") //nolint:staticcheck // checked absent
 
-	// The certificate: verified, for the metrics Service, with the CA of the
-	// Secret the manager serves (--metrics-cert-path = --webhook-cert-path).
+	// The certificate: verified, for the metrics Service (the manager
+	// serves metrics with its webhook certificate: --metrics-cert-path =
+	// --webhook-cert-path).
 	g.Expect(ep.TLSConfig).NotTo(BeNil())
 	g.Expect(ep.TLSConfig.InsecureSkipVerify == nil || !*ep.TLSConfig.InsecureSkipVerify).To(BeTrue(), "insecureSkipVerify")
-	g.Expect(ep.TLSConfig.CA.Secret).NotTo(BeNil(), "tlsConfig.ca from a Secret")
-	g.Expect(ep.TLSConfig.CA.Secret.Name).To(Equal(certSecret))
-	g.Expect(ep.TLSConfig.CA.Secret.Key).To(Equal("ca.crt"))
+	// The CA comes from the ConfigMap the manager publishes: the scraper
+	// reads no Secret.
+	g.Expect(ep.TLSConfig.CA.Secret).To(BeNil(), "tlsConfig.ca from no Secret")
+	g.Expect(ep.TLSConfig.CA.ConfigMap).NotTo(BeNil(), "tlsConfig.ca from a ConfigMap")
+	g.Expect(ep.TLSConfig.CA.ConfigMap.Name).To(Equal(caConfigMap))
+	g.Expect(ep.TLSConfig.CA.ConfigMap.Key).To(Equal("ca.crt"))
+	var cm corev1.ConfigMap
+	r.get(g, "ConfigMap", caConfigMap, &cm)
+	g.Expect(cm.Namespace).To(Equal(namespace), "the CA ConfigMap beside the ServiceMonitor")
 	g.Expect(ep.TLSConfig.ServerName).NotTo(BeNil())
 	g.Expect(*ep.TLSConfig.ServerName).To(Equal(metricsService + "." + namespace + ".svc"))
 	var svc corev1.Service
@@ -107,36 +116,58 @@ func expectVerifiedScrape(g Gomega, r rendered, namespace string) string {
 	g.Expect(d.Spec.Template.Spec.Containers[0].Args).To(ContainElements(
 		"--webhook-cert-path=/tmp/k8s-webhook-server/serving-certs",
 		"--metrics-cert-path=/tmp/k8s-webhook-server/serving-certs"))
+	return *ep.TLSConfig.ServerName
+}
 
-	// The token: a service-account-token Secret of a ServiceAccount bound to
-	// a ClusterRole that allows GET /metrics and nothing else.
-	g.Expect(ep.Authorization).NotTo(BeNil())
-	g.Expect(ep.Authorization.Type).To(Equal("Bearer"))
-	g.Expect(ep.Authorization.Credentials).NotTo(BeNil())
-	g.Expect(ep.Authorization.Credentials.Key).To(Equal(corev1.ServiceAccountTokenKey))
-	var token corev1.Secret
-	r.get(g, "Secret", ep.Authorization.Credentials.Name, &token)
-	g.Expect(token.Namespace).To(Equal(namespace))
-	g.Expect(token.Type).To(Equal(corev1.SecretTypeServiceAccountToken))
-	scraper := token.Annotations[corev1.ServiceAccountNameKey]
-	var sa corev1.ServiceAccount
-	r.get(g, "ServiceAccount", scraper, &sa)
-	g.Expect(sa.Namespace).To(Equal(namespace))
+// scrapeClass is the scrape class both installs' ServiceMonitor names by
+// default: the one docs/monitoring.md has users define on their Prometheus,
+// sending Prometheus' own ServiceAccount token.
+const scrapeClass = "sunstrider-operator"
+
+// kubePrometheus is the ServiceAccount of kube-prometheus' Prometheus, which
+// both installs bind to metrics-reader by default.
+var kubePrometheus = rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: "monitoring", Name: "prometheus-k8s"}
+
+// expectPrometheusOwnToken checks that the rendered ServiceMonitor sends no
+// token of its own but names the scrape class that sends Prometheus' own
+// (short-lived, projected by the kubelet), that nothing rendered is a
+// long-lived token (a service-account-token Secret) and that prometheus,
+// Prometheus' ServiceAccount, is bound to one ClusterRole, which allows GET
+// /metrics and nothing else (zero Subject: the binding is not checked).
+func expectPrometheusOwnToken(g Gomega, r rendered, prometheus rbacv1.Subject) {
+	var sm monitoringv1.ServiceMonitor
+	r.get(g, "ServiceMonitor", keys(r["ServiceMonitor"])[0], &sm)
+	g.Expect(sm.Spec.ScrapeClassName).To(HaveValue(Equal(scrapeClass)))
+	ep := sm.Spec.Endpoints[0]
+	g.Expect(ep.Authorization).To(BeNil(), "the scrape class's authorization applies only without the endpoint's")
+	g.Expect(ep.BasicAuth).To(BeNil())
+	g.Expect(ep.OAuth2).To(BeNil())
+	for name := range r["Secret"] {
+		var secret corev1.Secret
+		r.get(g, "Secret", name, &secret)
+		g.Expect(secret.Type).NotTo(Equal(corev1.SecretTypeServiceAccountToken), "Secret %s", name)
+	}
+
 	var roles []string
 	for name := range r["ClusterRoleBinding"] {
 		var b rbacv1.ClusterRoleBinding
 		r.get(g, "ClusterRoleBinding", name, &b)
 		for _, s := range b.Subjects {
-			if s.Kind == rbacv1.ServiceAccountKind && s.Name == scraper && s.Namespace == namespace {
-				roles = append(roles, b.RoleRef.Name)
+			if s.Kind != rbacv1.ServiceAccountKind || s.Name != prometheus.Name || s.Namespace != prometheus.Namespace {
+				continue
 			}
+			roles = append(roles, b.RoleRef.Name)
+			var role rbacv1.ClusterRole
+			r.get(g, "ClusterRole", b.RoleRef.Name, &role)
+			g.Expect(role.Rules).To(Equal([]rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}),
+				"what Prometheus' ServiceAccount may do")
 		}
 	}
-	g.Expect(roles).To(HaveLen(1), "the scraper is bound to one ClusterRole")
-	var role rbacv1.ClusterRole
-	r.get(g, "ClusterRole", roles[0], &role)
-	g.Expect(role.Rules).To(Equal([]rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}))
-	return *ep.TLSConfig.ServerName
+	if prometheus == (rbacv1.Subject{}) {
+		return
+	}
+	g.Expect(roles).To(HaveLen(1), "Prometheus' ServiceAccount %s/%s is bound to one ClusterRole",
+		prometheus.Namespace, prometheus.Name)
 }
 
 // expectCertManagerCovers checks that cert-manager's Certificate writes
@@ -216,18 +247,23 @@ func TestServiceMonitorVerifiesTheMetricsCertificate(t *testing.T) {
 	root := repoRoot(t)
 	t.Run("kustomize", func(t *testing.T) {
 		g := NewWithT(t)
-		expectVerifiedScrape(g, parseRendered(t, kustomizeWith(t, root, "../prometheus")), "sunstrider-operator-system")
+		r := parseRendered(t, kustomizeWith(t, root, "../prometheus"))
+		expectVerifiedScrape(g, r, "sunstrider-operator-system")
+		expectPrometheusOwnToken(g, r, kubePrometheus)
 	})
 	t.Run("kustomize with cert-manager", func(t *testing.T) {
 		g := NewWithT(t)
 		r := parseRendered(t, kustomizeWith(t, root, "../components/cert-manager", "../prometheus"))
 		expectCertManagerCovers(g, r, expectVerifiedScrape(g, r, "sunstrider-operator-system"))
+		expectPrometheusOwnToken(g, r, kubePrometheus)
 	})
 	t.Run("chart", func(t *testing.T) {
 		g := NewWithT(t)
 		out, err := helmRender(t, root, "monitoring-test", "serviceMonitor.enabled=true")
 		g.Expect(err).NotTo(HaveOccurred())
-		expectVerifiedScrape(g, parseRendered(t, out), "monitoring-test")
+		r := parseRendered(t, out)
+		expectVerifiedScrape(g, r, "monitoring-test")
+		expectPrometheusOwnToken(g, r, kubePrometheus)
 	})
 	t.Run("chart with cert-manager", func(t *testing.T) {
 		g := NewWithT(t)
@@ -235,11 +271,54 @@ func TestServiceMonitorVerifiesTheMetricsCertificate(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		r := parseRendered(t, out)
 		expectCertManagerCovers(g, r, expectVerifiedScrape(g, r, "monitoring-test"))
+		expectPrometheusOwnToken(g, r, kubePrometheus)
 	})
 	t.Run("chart without webhooks", func(t *testing.T) {
 		// No certificate to verify: refused, saying why.
 		_, err := helmRender(t, root, "monitoring-test", "serviceMonitor.enabled=true", "webhook.enabled=false")
 		NewWithT(t).Expect(err).To(MatchError(ContainSubstring("serviceMonitor.enabled needs webhook.enabled")))
+	})
+}
+
+// TestChartBindsTheNamedPrometheus: the chart binds the ServiceAccount its
+// values name to metrics-reader, none when the name is empty, and refuses a
+// name without a namespace, naming the value.
+func TestChartBindsTheNamedPrometheus(t *testing.T) {
+	root := repoRoot(t)
+	t.Run("named", func(t *testing.T) {
+		g := NewWithT(t)
+		out, err := helmRender(t, root, "operators", "serviceMonitor.enabled=true",
+			"serviceMonitor.scrapeClass="+scrapeClass,
+			"serviceMonitor.prometheusServiceAccount.name=kps-prometheus",
+			"serviceMonitor.prometheusServiceAccount.namespace=observability")
+		g.Expect(err).NotTo(HaveOccurred())
+		r := parseRendered(t, out)
+		expectPrometheusOwnToken(g, r, rbacv1.Subject{
+			Kind: rbacv1.ServiceAccountKind, Namespace: "observability", Name: "kps-prometheus"})
+		for name := range r["ClusterRoleBinding"] {
+			var b rbacv1.ClusterRoleBinding
+			r.get(g, "ClusterRoleBinding", name, &b)
+			g.Expect(b.Subjects).NotTo(ContainElement(kubePrometheus), name)
+		}
+	})
+	t.Run("no name", func(t *testing.T) {
+		g := NewWithT(t)
+		out, err := helmRender(t, root, "monitoring-test", "serviceMonitor.enabled=true",
+			"serviceMonitor.prometheusServiceAccount.name=")
+		g.Expect(err).NotTo(HaveOccurred())
+		r := parseRendered(t, out)
+		expectPrometheusOwnToken(g, r, rbacv1.Subject{})
+		g.Expect(r["ClusterRole"]).To(HaveKey("sunstrider-operator-metrics-reader"))
+		for name := range r["ClusterRoleBinding"] {
+			var b rbacv1.ClusterRoleBinding
+			r.get(g, "ClusterRoleBinding", name, &b)
+			g.Expect(b.RoleRef.Name).NotTo(Equal("sunstrider-operator-metrics-reader"), "%s binds metrics-reader", name)
+		}
+	})
+	t.Run("a name without a namespace", func(t *testing.T) {
+		_, err := helmRender(t, root, "monitoring-test", "serviceMonitor.enabled=true",
+			"serviceMonitor.prometheusServiceAccount.namespace=")
+		NewWithT(t).Expect(err).To(MatchError(ContainSubstring("serviceMonitor.prometheusServiceAccount.namespace")))
 	})
 }
 

@@ -22,7 +22,12 @@ limitations under the License.
 // controller-runtime's filter answers it 500 and logs an error with a stack
 // trace at every scrape (its bearer-token authenticator reports a rejected
 // token as an error), so a scraper with an expired or wrong token looked
-// like a broken operator.
+// like a broken operator. For the same reason the token is reviewed by a
+// reviewer of this package rather than k8s.io/apiserver's webhook token
+// authenticator, which also reports a rejected token as an error; the
+// audience check follows that authenticator (authenticator.WithAudiences in
+// the request's context, the review's spec.audiences, and the intersection
+// with its status.audiences).
 package metricsauth
 
 import (
@@ -59,13 +64,26 @@ const (
 	authenticatedTTL, rejectedTTL = time.Minute, 10 * time.Second
 )
 
-// FilterProvider is a metricsserver.Options.FilterProvider: authentication
-// of the request's bearer token by TokenReview, authorization by
-// SubjectAccessReview of the request's verb on its non-resource path
+// FilterProvider returns a metricsserver.Options.FilterProvider:
+// authentication of the request's bearer token by TokenReview, authorization
+// by SubjectAccessReview of the request's verb on its non-resource path
 // (allowed cached 5 min, denied 30 s). No bearer token or one the API
 // server rejects: 401; authenticated but not allowed: 403; the API server
 // unreachable: 500.
-func FilterProvider(config *rest.Config, httpClient *http.Client) (metricsserver.Filter, error) {
+//
+// audiences are those the token must be issued for, at least one of them
+// (the TokenReview's spec.audiences). None: the API server's own audiences
+// (its --api-audiences, by default its service account issuer), which it
+// applies to a review that names none; they are those of the token the
+// kubelet mounts in every Pod, so a scraper's own ServiceAccount token is
+// accepted and a token issued for any other audience is refused.
+func FilterProvider(audiences []string) func(*rest.Config, *http.Client) (metricsserver.Filter, error) {
+	return func(config *rest.Config, httpClient *http.Client) (metricsserver.Filter, error) {
+		return newFilter(config, httpClient, authenticator.Audiences(audiences))
+	}
+}
+
+func newFilter(config *rest.Config, httpClient *http.Client, audiences authenticator.Audiences) (metricsserver.Filter, error) {
 	authn, err := authenticationv1.NewForConfigAndClient(config, httpClient)
 	if err != nil {
 		return nil, err
@@ -93,7 +111,12 @@ func FilterProvider(config *rest.Config, httpClient *http.Client) (metricsserver
 				http.Error(w, "Unauthorized", http.StatusUnauthorized)
 				return
 			}
-			res, ok, err := tokens.AuthenticateToken(req.Context(), token)
+			ctx := req.Context()
+			if len(audiences) > 0 {
+				// The token cache keys its reviews by these audiences too.
+				ctx = authenticator.WithAudiences(ctx, audiences)
+			}
+			res, ok, err := tokens.AuthenticateToken(ctx, token)
 			if err != nil {
 				log.Error(err, "Authenticating a metrics request failed")
 				http.Error(w, "Authentication failed", http.StatusInternalServerError)
@@ -136,20 +159,36 @@ func bearerToken(req *http.Request) (string, bool) {
 // tokenReviewer authenticates a bearer token with a TokenReview. A token the
 // API server rejects is "not authenticated", not an error: the review's
 // status.error only explains the rejection.
+//
+// The audiences of the context (authenticator.WithAudiences) go into the
+// review, and the token is authenticated only for those of them the API
+// server found it valid for (status.audiences), as k8s.io/apiserver's
+// webhook token authenticator does. That authenticator takes implicit
+// audiences when the status names none; this reviewer has none, so such a
+// review is a rejection: kube-apiserver always names them.
 type tokenReviewer struct {
 	reviews authenticationv1.TokenReviewInterface
 }
 
 func (t tokenReviewer) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	wantAudiences, checkAudiences := authenticator.AudiencesFrom(ctx)
 	ctx, cancel := context.WithTimeout(ctx, tokenReviewTimeout)
 	defer cancel()
-	review, err := t.reviews.Create(ctx, &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token}},
-		metav1.CreateOptions{})
+	review, err := t.reviews.Create(ctx, &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{
+		Token: token, Audiences: wantAudiences,
+	}}, metav1.CreateOptions{})
 	if err != nil {
 		return nil, false, fmt.Errorf("reviewing a bearer token: %w", err)
 	}
 	if !review.Status.Authenticated {
 		return nil, false, nil
+	}
+	var audiences authenticator.Audiences
+	if checkAudiences {
+		audiences = wantAudiences.Intersect(review.Status.Audiences)
+		if len(audiences) == 0 {
+			return nil, false, nil
+		}
 	}
 	u := review.Status.User
 	var extra map[string][]string
@@ -159,7 +198,7 @@ func (t tokenReviewer) AuthenticateToken(ctx context.Context, token string) (*au
 			extra[k] = v
 		}
 	}
-	return &authenticator.Response{User: &user.DefaultInfo{
+	return &authenticator.Response{Audiences: audiences, User: &user.DefaultInfo{
 		Name: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra,
 	}}, true, nil
 }

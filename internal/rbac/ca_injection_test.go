@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -19,10 +20,11 @@ import (
 const caInjectionRole = "sunstrider-operator-ca-injection-role"
 
 // TestCAInjectionRightsOnlyWhereTheManagerInjects: the right to update the
-// webhook configurations and the Drink CRD comes with the installs where
-// the manager injects its CA (--cert-mode=self), and with no other: not
-// with cert-manager (its CA injector does it), not without webhooks, not
-// under OLM.
+// webhook configurations and the Drink CRD, and the rights on the
+// certificate Secrets, come with the installs where the manager manages
+// its certificate and injects its CA (--cert-mode=self), and with no
+// other: not with cert-manager (its CA injector does it), not without
+// webhooks, not under OLM.
 func TestCAInjectionRightsOnlyWhereTheManagerInjects(t *testing.T) {
 	root := repoRoot(t)
 	run := func(t *testing.T, env, name string, args ...string) string {
@@ -93,8 +95,16 @@ func TestCAInjectionRightsOnlyWhereTheManagerInjects(t *testing.T) {
 			if tt.injects {
 				g.Expect(out).To(ContainSubstring("name: "+caInjectionRole+"\n"), "the ClusterRole")
 				g.Expect(out).To(ContainSubstring("name: "+caInjectionRole+"binding\n"), "its binding")
+				// The certificate Secrets, by the names cmd/main.go's
+				// defaults carry, and no other.
+				g.Expect(out).To(MatchRegexp(`resourceNames:\s*- sunstrider-operator-webhook-server-cert\s*resources:\s*- secrets\n`))
+				g.Expect(out).To(MatchRegexp(`resourceNames:\s*- sunstrider-operator-webhook-ca\s*resources:\s*- secrets\n`))
+				g.Expect(regexp.MustCompile(`resources:\s*- secrets\n`).FindAllString(out, -1)).To(HaveLen(2))
 				return
 			}
+			// Nor any right on Secrets: the manager reads its certificate
+			// from a volume.
+			g.Expect(out).NotTo(MatchRegexp(`- secrets\n`))
 			g.Expect(out).NotTo(ContainSubstring(caInjectionRole))
 			g.Expect(out).NotTo(ContainSubstring("- sunstrider-operator-validating-webhook-configuration\n"),
 				"no rule names the webhook configuration")

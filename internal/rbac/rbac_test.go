@@ -317,25 +317,30 @@ func TestShippedRolesKeepToLeastPrivilege(t *testing.T) {
 	g.Expect(bad).To(BeEmpty())
 }
 
-// TestSecretsOnlyInTheOperatorNamespace: the one grant on Secrets is the
-// namespaced Role of the webhook certificate.
+// TestSecretsOnlyInTheOperatorNamespace: the grants on Secrets are those of
+// the namespaced Role of the webhook certificates, and name them: the
+// serving Secret and the CA Secret (config/default's namePrefix gives them
+// the names cmd/main.go's defaults carry).
 func TestSecretsOnlyInTheOperatorNamespace(t *testing.T) {
 	g := NewWithT(t)
 	data, err := os.ReadFile(filepath.Join(repoRoot(t), generatedPath))
 	g.Expect(err).NotTo(HaveOccurred())
 	roles, err := rolesIn(generatedPath, data)
 	g.Expect(err).NotTo(HaveOccurred())
-	var withSecrets []string
+	var withSecrets, names []string
 	for _, r := range roles {
 		for _, rule := range r.rules {
 			if slices.Contains(rule.Resources, "secrets") {
 				withSecrets = append(withSecrets, r.kind)
 				g.Expect(rule.Verbs).NotTo(ContainElements("create", "delete", "deletecollection"),
-					"the operator only fills the Secret the deployment creates")
+					"the operator only fills the Secrets the deployment creates")
+				g.Expect(rule.Resources).To(Equal([]string{"secrets"}))
+				names = append(names, rule.ResourceNames...)
 			}
 		}
 	}
-	g.Expect(withSecrets).To(Equal([]string{"Role"}))
+	g.Expect(withSecrets).To(HaveEach("Role"))
+	g.Expect(names).To(ConsistOf("webhook-server-cert", "webhook-ca"), "only the two Secrets, by name")
 }
 
 // TestViolationsAreCaught makes sure the checks above can fail.

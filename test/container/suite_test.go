@@ -354,17 +354,17 @@ spec:
 			g.Expect(holderOf(leader(g))).To(Equal(second))
 		}, 10*time.Second).Should(Succeed(), "%s takes over the Lease", second.pod.name)
 		// The new leader is stopped once it has settled: its CA injection
-		// done. A SIGTERM within about a second of the takeover, while the
-		// certificate rotator's first reconcile waits on caches, was seen
-		// to hang the shutdown past the grace period (SIGKILL, exit 137):
-		// cert-controller reconciles with context.Background()
-		// (open-policy-agent/cert-controller#42). That race is the
-		// operator's to fix; this suite checks the settled leader.
+		// done (internal/certs logs "CA injected"). With the certificate
+		// rotator of earlier versions (cert-controller, which reconciled
+		// with context.Background(), open-policy-agent/cert-controller#42)
+		// a SIGTERM within about a second of the takeover was seen to hang
+		// the shutdown past the grace period; this suite checks the
+		// settled leader.
 		g.Eventually(func() string {
 			out, _ := podmanCmd("logs", second.manager)
 			_, after, _ := strings.Cut(out, `"msg":"Successfully acquired lease"`)
 			return after
-		}, 30*time.Second).Should(ContainSubstring(`"msg":"CA certs are injected to webhooks"`),
+		}, 30*time.Second).Should(ContainSubstring(`"msg":"CA injected"`),
 			"%s, the new leader, injected the CA", second.pod.name)
 		stop(second)
 		g.Eventually(leader, 5*time.Second).Should(BeEmpty(), "the last leader releases the Lease")

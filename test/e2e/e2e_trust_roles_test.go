@@ -218,6 +218,7 @@ func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 		{"update", "validatingwebhookconfigurations/sunstrider-operator-validating-webhook-configuration"},
 		{"update", "customresourcedefinitions/drinks.example.com"},
 		{"update", "secrets/sunstrider-operator-webhook-server-cert", "-n", operatorNamespace},
+		{"update", "secrets/sunstrider-operator-webhook-ca", "-n", operatorNamespace},
 		// The widest grant RBAC keeps: a Guestbook's Pods may be in any
 		// namespace, and the election labels them; RBAC cannot name Pods by
 		// their labels or owner. The shipped policy refuses the patch itself
@@ -238,6 +239,10 @@ func TestOperatorServiceAccountHoldsOnlyWhatItUses(t *testing.T) {
 		{"create", "customresourcedefinitions"},
 		{"delete", "customresourcedefinitions/drinks.example.com"},
 		{"get", "secrets", "-n", "kube-system"},
+		// Only its two certificate Secrets, by name.
+		{"get", "secrets/some-other", "-n", operatorNamespace},
+		{"list", "secrets", "-n", operatorNamespace},
+		{"list", "secrets/sunstrider-operator-webhook-ca", "-n", operatorNamespace},
 		{"update", "secrets/sunstrider-operator-webhook-server-cert", "-n", "kube-system"},
 		{"list", "secrets", "--all-namespaces"},
 		{"create", "secrets", "-n", operatorNamespace},

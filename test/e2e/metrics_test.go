@@ -19,6 +19,8 @@ import (
 	. "github.com/onsi/gomega"
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -176,11 +178,13 @@ func metricsTLS(t *testing.T, namespace, serverName string) *tls.Config {
 }
 
 // TestServiceMonitorScrapes does what Prometheus does with the ServiceMonitor
-// of config/prometheus (whose CRD this cluster lacks): with the objects it
-// comes with applied (the scraper's ServiceAccount, its token Secret, which
-// the control plane fills in, and its metrics-reader binding), it scrapes the
-// operator with the credentials it names and verifies the certificate with
-// the CA Secret and server name it names. A client expecting another name is
+// of config/prometheus (whose CRD this cluster lacks): with the binding it
+// comes with applied and the ServiceAccount it binds (kube-prometheus'
+// Prometheus), it scrapes the operator with a token of that ServiceAccount
+// as the kubelet mounts it in Prometheus' Pod (the API server's audience,
+// short-lived), which the scrape class the ServiceMonitor names sends; a
+// token of it for another audience is refused. It verifies the certificate with
+// the CA ConfigMap and server name it names. A client expecting another name is
 // refused at the handshake.
 func TestServiceMonitorScrapes(t *testing.T) {
 	g := NewWithT(t)
@@ -197,42 +201,72 @@ func TestServiceMonitorScrapes(t *testing.T) {
 	built := mustSh(t, nil, kustomize, "build", filepath.Join(dir, "default"))
 
 	var monitor *monitoringv1.ServiceMonitor
-	var scraperObjects []string
+	var binding *rbacv1.ClusterRoleBinding
+	var bindingDoc string
 	for doc := range strings.SplitSeq(built, "\n---\n") {
 		var meta metav1.PartialObjectMetadata
 		g.Expect(yaml.Unmarshal([]byte(doc), &meta)).To(Succeed())
-		switch {
-		case meta.Kind == "ServiceMonitor":
+		switch meta.Kind {
+		case "ServiceMonitor":
 			monitor = &monitoringv1.ServiceMonitor{}
 			g.Expect(yaml.UnmarshalStrict([]byte(doc), monitor)).To(Succeed())
-		case strings.HasPrefix(meta.Name, "sunstrider-operator-metrics-scraper"):
-			scraperObjects = append(scraperObjects, doc)
+		case "ClusterRoleBinding":
+			b := &rbacv1.ClusterRoleBinding{}
+			g.Expect(yaml.UnmarshalStrict([]byte(doc), b)).To(Succeed())
+			if b.RoleRef.Name == "sunstrider-operator-metrics-reader" {
+				g.Expect(binding).To(BeNil(), "one binding of metrics-reader")
+				binding, bindingDoc = b, doc
+			}
 		}
 	}
 	g.Expect(monitor).NotTo(BeNil())
-	g.Expect(scraperObjects).To(HaveLen(3), "ServiceAccount, token Secret, ClusterRoleBinding")
-	objects := []byte(strings.Join(scraperObjects, "\n---\n"))
-	mustSh(t, objects, kubectl, "apply", "--server-side", "-f", "-")
-	t.Cleanup(func() { _, _ = sh(t, objects, kubectl, "delete", "--ignore-not-found", "-f", "-") })
+	g.Expect(monitor.Spec.ScrapeClassName).To(HaveValue(Equal("sunstrider-operator")))
+	g.Expect(binding).NotTo(BeNil(), "config/prometheus binds Prometheus' ServiceAccount to metrics-reader")
+	g.Expect(binding.Subjects).To(HaveLen(1))
+	prometheus := binding.Subjects[0]
+	g.Expect(prometheus.Kind).To(Equal(rbacv1.ServiceAccountKind))
+	// Prometheus' namespace and ServiceAccount, as kube-prometheus makes
+	// them, and the binding.
+	err = admin.Get(ctx(), client.ObjectKey{Name: prometheus.Namespace}, &corev1.Namespace{})
+	if apierrors.IsNotFound(err) {
+		mustSh(t, nil, kubectl, "create", "namespace", prometheus.Namespace)
+		t.Cleanup(func() { _, _ = sh(t, nil, kubectl, "delete", "namespace", prometheus.Namespace, "--wait=false") })
+	} else {
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	mustSh(t, nil, kubectl, "create", "serviceaccount", prometheus.Name, "-n", prometheus.Namespace)
+	t.Cleanup(func() {
+		_, _ = sh(t, nil, kubectl, "delete", "serviceaccount", prometheus.Name, "-n", prometheus.Namespace,
+			"--ignore-not-found")
+	})
+	mustSh(t, []byte(bindingDoc), kubectl, "apply", "--server-side", "-f", "-")
+	t.Cleanup(func() { _, _ = sh(t, []byte(bindingDoc), kubectl, "delete", "--ignore-not-found", "-f", "-") })
 
 	ep := monitor.Spec.Endpoints[0]
-	g.Expect(ep.Authorization).NotTo(BeNil())
+	g.Expect(ep.Authorization).To(BeNil(), "the scrape class sends Prometheus' own token")
 	g.Expect(ep.TLSConfig).NotTo(BeNil())
-	var token []byte
+	token := func(extra ...string) string {
+		args := append([]string{"create", "token", prometheus.Name, "-n", prometheus.Namespace, "--duration=10m"},
+			extra...)
+		return strings.TrimSpace(mustSh(t, nil, kubectl, args...))
+	}
+	// As the kubelet mounts it in Prometheus' Pod (the API server's
+	// audience), and for another audience.
+	own, otherAudience := token(), token("--audience=sunstrider-operator-metrics")
+	// The CA from the ConfigMap it names (no Secret), which the manager
+	// keeps equal to its CA.
+	g.Expect(ep.TLSConfig.CA.Secret).To(BeNil(), "the CA is read from a ConfigMap, not a Secret")
+	g.Expect(ep.TLSConfig.CA.ConfigMap).NotTo(BeNil())
+	ca := &corev1.ConfigMap{}
 	g.Eventually(func(g Gomega) {
-		s := &corev1.Secret{}
-		g.Expect(admin.Get(ctx(), client.ObjectKey{Namespace: monitor.Namespace,
-			Name: ep.Authorization.Credentials.Name}, s)).To(Succeed())
-		token = s.Data[ep.Authorization.Credentials.Key]
-		g.Expect(token).NotTo(BeEmpty(), "the control plane filled in the token")
+		g.Expect(admin.Get(ctx(), client.ObjectKey{Namespace: monitor.Namespace, Name: ep.TLSConfig.CA.ConfigMap.Name},
+			ca)).To(Succeed())
+		g.Expect(ca.Data).To(HaveKey(ep.TLSConfig.CA.ConfigMap.Key))
 	}).Should(Succeed())
-	ca := &corev1.Secret{}
-	g.Expect(admin.Get(ctx(), client.ObjectKey{Namespace: monitor.Namespace, Name: ep.TLSConfig.CA.Secret.Name},
-		ca)).To(Succeed())
 	pool := x509.NewCertPool()
-	g.Expect(pool.AppendCertsFromPEM(ca.Data[ep.TLSConfig.CA.Secret.Key])).To(BeTrue())
+	g.Expect(pool.AppendCertsFromPEM([]byte(ca.Data[ep.TLSConfig.CA.ConfigMap.Key]))).To(BeTrue())
 
-	scrape := func(serverName string) (int, string, error) {
+	scrape := func(serverName, bearer string) (int, string, error) {
 		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
 			RootCAs: pool, ServerName: serverName, MinVersion: tls.VersionTLS12,
 		}}}
@@ -241,7 +275,7 @@ func TestServiceMonitorScrapes(t *testing.T) {
 		if err != nil {
 			return 0, "", err
 		}
-		req.Header.Set("Authorization", ep.Authorization.Type+" "+string(token))
+		req.Header.Set("Authorization", "Bearer "+bearer)
 		resp, err := c.Do(req)
 		if err != nil {
 			return 0, "", err
@@ -251,12 +285,15 @@ func TestServiceMonitorScrapes(t *testing.T) {
 		return resp.StatusCode, string(body), err
 	}
 	g.Eventually(func(g Gomega) {
-		code, body, err := scrape(*ep.TLSConfig.ServerName)
+		code, body, err := scrape(*ep.TLSConfig.ServerName, own)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(code).To(Equal(http.StatusOK))
 		g.Expect(body).To(ContainSubstring("sunstrider_operator_build_info"))
 	}).Should(Succeed(), "scraped as the ServiceMonitor says")
-	_, _, err = scrape("another-service." + operatorNamespace + ".svc")
+	code, _, err := scrape(*ep.TLSConfig.ServerName, otherAudience)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(code).To(Equal(http.StatusUnauthorized), "a token of Prometheus for another audience")
+	_, _, err = scrape("another-service."+operatorNamespace+".svc", own)
 	var verr *tls.CertificateVerificationError
 	g.Expect(errors.As(err, &verr)).To(BeTrue(), "a name the certificate does not hold: %v", err)
 }

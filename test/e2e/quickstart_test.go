@@ -279,7 +279,7 @@ func leftBehind() ([]string, error) {
 		return nil, err
 	}
 	for _, s := range secrets.Items {
-		if s.Name == "sunstrider-operator-webhook-server-cert" {
+		if s.Name == "sunstrider-operator-webhook-server-cert" || s.Name == "sunstrider-operator-webhook-ca" {
 			found = append(found, "Secret "+s.Namespace+"/"+s.Name)
 		}
 	}
