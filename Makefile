@@ -151,11 +151,12 @@ verify: manifests generate kustomize crd-ref-docs ## Fail when committed generat
 # go test runs under hack/fuzzapiserver: the fuzz oracles of the webhook
 # packages (testutil.FuzzAPIServer) share the one control plane it starts
 # while go test builds, instead of each package starting its own.
-# TEST_PACKAGES is how many packages' tests run at once: one more than
-# the cores, because an envtest package spends part of its time waiting on
-# its control plane (other processes): on 2 cores, go test's default (one
-# per core) left the CPUs idle 30 % of the run.
-TEST_PACKAGES ?= $(shell echo $$(( $$(nproc) + 1 )))
+# TEST_PACKAGES is how many packages' tests run (and link) at once: three
+# per core, because an envtest package spends most of its time waiting on
+# its control plane (other processes) and on its own conditions: with one
+# package per core, or one more than the cores, the CPUs sat idle for a
+# good part of the run; more than three per core gained nothing.
+TEST_PACKAGES ?= $(shell echo $$(( $$(nproc) * 3 )))
 # The tests of TOOL_MODULES (test/bench's, hack/image's, hack/bundle's
 # bundle validation...) run after the operator's, one module after
 # another, their coverage appended to cover.out.
