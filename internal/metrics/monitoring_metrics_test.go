@@ -15,20 +15,6 @@ import (
 	"sunstrider.cn/operator/internal/testutil"
 )
 
-// tool returns the path of a tool of bin/ that $env names (make test sets
-// it), and fails the test when it is not built.
-func tool(t *testing.T, root, env, name string) string {
-	t.Helper()
-	path := os.Getenv(env)
-	if path == "" {
-		path = filepath.Join(root, "bin", name)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s not built (make %s, or make test): %v", path, name, err)
-	}
-	return path
-}
-
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	root, err := testutil.RepoRoot()
@@ -70,7 +56,7 @@ func TestAlertRules(t *testing.T) {
 	g.Expect(out).To(HaveKeyWithValue("kind", "PrometheusRule"))
 	g.Expect(out["spec"]).To(Equal(spec), "the chart's PrometheusRule renders other groups")
 
-	promtool := tool(t, root, "PROMTOOL", "promtool")
+	promtool := testutil.Tool(t, root, "PROMTOOL", "promtool")
 	dir := t.TempDir()
 	rules, err := yaml.Marshal(spec)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -91,7 +77,7 @@ func TestAlertRules(t *testing.T) {
 // unchecked.
 func helmTemplate(t *testing.T, root, template string, set ...string) []byte {
 	t.Helper()
-	path := tool(t, root, "HELM", "helm")
+	path := testutil.Tool(t, root, "HELM", "helm")
 	// --kube-version: the chart requires 1.31 or newer, and a helm built by
 	// `go install` (bin/helm) assumes v1.20 without a cluster.
 	args := make([]string, 0, 7+2*len(set))

@@ -16,6 +16,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
+
+	"sunstrider.cn/operator/internal/testutil"
 )
 
 // The certificate Secret, CA ConfigMap and metrics Service of both installs:
@@ -189,7 +191,7 @@ func expectCertManagerCovers(g Gomega, r rendered, serverName string) {
 // there does: on a copy of config/.
 func kustomizeWith(t *testing.T, root string, components ...string) []byte {
 	t.Helper()
-	kustomize := tool(t, root, "KUSTOMIZE", "kustomize")
+	kustomize := testutil.Tool(t, root, "KUSTOMIZE", "kustomize")
 	dir := filepath.Join(t.TempDir(), "config")
 	g := NewWithT(t)
 	g.Expect(os.CopyFS(dir, os.DirFS(filepath.Join(root, "config")))).To(Succeed())
@@ -221,7 +223,7 @@ func helmRender(t *testing.T, root, namespace string, set ...string) ([]byte, er
 		args = append(args, "--set", s)
 	}
 	var stderr bytes.Buffer
-	cmd := exec.Command(tool(t, root, "HELM", "helm"), args...)
+	cmd := exec.Command(testutil.Tool(t, root, "HELM", "helm"), args...)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -21,9 +21,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -47,18 +45,6 @@ type install struct {
 	policies   []networkingv1.NetworkPolicy
 }
 
-func tool(t *testing.T, root, env, name string) string {
-	t.Helper()
-	path := os.Getenv(env)
-	if path == "" {
-		path = filepath.Join(root, "bin", name)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s not built (make %s, or make test): %v", path, name, err)
-	}
-	return path
-}
-
 // render runs name (kustomize or helm) with args in the repository root and
 // reads what it renders: the policies strictly, as the API server would
 // refuse a field their type lacks. A failed render is returned as an error
@@ -70,7 +56,7 @@ func render(t *testing.T, env, name string, args ...string) (install, error) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(tool(t, root, env, name), args...)
+	cmd := exec.Command(testutil.Tool(t, root, env, name), args...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = root, &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return install{}, errors.New(err.Error() + ": " + stderr.String())
