@@ -158,17 +158,21 @@ verify: manifests generate kustomize crd-ref-docs ## Fail when committed generat
 # good part of the run; more than three per core gained nothing.
 TEST_PACKAGES ?= $(shell echo $$(( $$(nproc) * 3 )))
 # The tests of TOOL_MODULES (test/bench's, hack/image's, hack/bundle's
-# bundle validation...) run after the operator's, one module after
-# another, their coverage appended to cover.out.
+# bundle validation...) run beside the operator's, one module after
+# another, in the CPU the envtest packages leave while they wait; their
+# coverage is appended to cover.out once all have ended, and any failure
+# fails the target.
 TEST_ENV = KUBEBUILDER_ASSETS="$(K8S_BIN)" PROMTOOL="$(PROMTOOL)" HELM="$(HELM)" KUSTOMIZE="$(KUSTOMIZE)"
 .PHONY: test
 test: manifests generate fmt vet k8s-test-bins promtool helm kustomize ## Run unit and envtest tests against a real kube-apiserver and etcd built from source (every module).
 	go build -o "$(LOCALBIN)/fuzz-apiserver" ./hack/fuzzapiserver
-	$(TEST_ENV) "$(LOCALBIN)/fuzz-apiserver" go test $$(go list ./...) -p $(TEST_PACKAGES) -coverprofile cover.out $(TEST_ARGS)
-	for m in $(TOOL_MODULES); do \
-		$(TEST_ENV) go -C "$$m" test ./... -coverprofile "$(abspath $(LOCALBIN))/cover-module.out" $(TEST_ARGS) || exit 1; \
-		tail -n +2 "$(LOCALBIN)/cover-module.out" >> cover.out; \
-	done
+	$(TEST_ENV) "$(LOCALBIN)/fuzz-apiserver" go test $$(go list ./...) -p $(TEST_PACKAGES) -coverprofile cover.out $(TEST_ARGS) & root=$$!; \
+	rc=0; for m in $(TOOL_MODULES); do \
+		$(TEST_ENV) go -C "$$m" test ./... -coverprofile "$(abspath $(LOCALBIN))/cover-$$(echo $$m | tr / -).out" $(TEST_ARGS) || rc=1; \
+	done; \
+	wait $$root || rc=1; \
+	for m in $(TOOL_MODULES); do tail -n +2 "$(LOCALBIN)/cover-$$(echo $$m | tr / -).out" >> cover.out || rc=1; done; \
+	exit $$rc
 
 # dev-cluster runs hack/dev-cluster.sh for the cluster in folder $(1) named
 # $(2); the suites below start a fresh one and remove it even when they fail.
