@@ -45,6 +45,9 @@ func TestPublishCACopiesTheMountedCA(t *testing.T) {
 		g.Expect(cl.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: caConfigMapName}, cm)).To(Succeed())
 		return cm.Data["ca.crt"]
 	}
+	// The publisher is a leader's runnable checking every 100 ms: once the
+	// manager is elected it runs, so the window below sees it at work.
+	g.Eventually(mgr.Elected(), 10*time.Second).Should(BeClosed(), "the manager leads")
 	g.Consistently(published, time.Second, 100*time.Millisecond).Should(BeEmpty(), "no ca.crt, nothing published")
 	for _, names := range [][]string{{"first"}, {"renewed"}} {
 		ca, _, _, _ := legacyCertificates(t, names)
