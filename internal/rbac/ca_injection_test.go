@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"sunstrider.cn/operator/internal/testutil"
+
 	. "github.com/onsi/gomega"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
@@ -29,15 +31,8 @@ func TestCAInjectionRightsOnlyWhereTheManagerInjects(t *testing.T) {
 	root := repoRoot(t)
 	run := func(t *testing.T, env, name string, args ...string) string {
 		t.Helper()
-		bin := os.Getenv(env)
-		if bin == "" {
-			bin = filepath.Join(root, "bin", name)
-		}
-		if _, err := os.Stat(bin); err != nil {
-			t.Fatalf("%s not built (make %s, or make test): %v", bin, name, err)
-		}
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, args...)
+		cmd := exec.Command(testutil.Tool(t, root, env, name), args...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = root, &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("%s %v: %v\n%s", name, args, err, stderr.String())
