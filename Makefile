@@ -18,9 +18,6 @@ GIT_DESCRIBE ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 VERSION_PKG := sunstrider.cn/operator/internal/version
 LDFLAGS ?= -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION) \
 	-X $(VERSION_PKG).gitDescribe=$(GIT_DESCRIBE)
-# The Dockerfile links the same (its build context has no .git).
-DOCKER_VERSION_ARGS ?= --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) \
-	--build-arg GIT_DESCRIBE=$(GIT_DESCRIBE)
 # YEAR defines the year value used for substituting the YEAR placeholder in the boilerplate header.
 YEAR ?= 2026
 
@@ -65,10 +62,9 @@ else
 GOBIN=$(shell go env GOBIN)
 endif
 
-# CONTAINER_TOOL defines the container tool to be used for building images.
-# Be aware that the target commands are only tested with Docker which is
-# scaffolded by default. However, you might want to replace it to use other
-# tools. (i.e. podman)
+# CONTAINER_TOOL defines the container tool to be used for building images:
+# docker (the default) or podman (`make test-container` builds the
+# Dockerfile with podman).
 CONTAINER_TOOL ?= docker
 
 # Setting SHELL to bash allows bash commands to be executed by recipes.
@@ -267,7 +263,7 @@ CONTAINER_DIR ?= $(LOCALBIN)/container
 CONTAINER_CLUSTER ?= sunstrider-container
 
 .PHONY: test-container
-test-container: cluster-suite-bins | $(if $(CI_SCHEDULE),test-e2e) ## The shipped image run as the chart's Pod (init container, securityContext, volumes, in-cluster config) on a fresh local cluster: probes, Lease, a sample, conversion, admission, SIGTERM, and the chart's helm test hook (passes against the replicas, fails once they stop). Needs podman and runc, as root (not rootless).
+test-container: cluster-suite-bins | $(if $(CI_SCHEDULE),test-e2e) ## The shipped image run as the chart's Pod (init container, securityContext, volumes, in-cluster config) on a fresh local cluster: probes, Lease, a sample, conversion, admission, SIGTERM, and the chart's helm test hook (passes against the replicas, fails once they stop); `make docker-build` gives the same files. Needs podman and runc, as root (not rootless).
 	archive="$(IMAGE_ARCHIVE)"; $(BATCH_NICE) $(MAKE) --no-print-directory image IMAGE_ARCHIVE="$$archive" && \
 	KUBECTL="$(KUBECTL)" HELM="$(HELM)" IMAGE_ARCHIVE="$$archive" K8S_BIN="$(K8S_BIN)" KWOK_BIN="$(KWOK_BIN)" \
 		CONTAINER_DIR="$(CONTAINER_DIR)" CONTAINER_CLUSTER="$(CONTAINER_CLUSTER)" \
@@ -548,14 +544,34 @@ test-images: ## Build the real test node's images without Docker: bin/image/suns
 		-out "$(abspath $(PAUSE_ARCHIVE))" -tag "$(PAUSE_IMAGE)" -created "$(SOURCE_DATE_EPOCH)" \
 		-title sunstrider-pause -version 1 -description "The test node's pod sandbox image (hack/pause)"
 
-# If you wish to build the manager image targeting other platforms you can use the --platform flag.
-# (i.e. docker build --platform linux/arm64). However, you must enable docker buildKit for it.
-# More info: https://docs.docker.com/develop/develop-images/build_enhancements/
-# Override BASE_IMAGE to build from another registry, e.g.
-# make docker-build IMG=<img> BASE_IMAGE=docker.io/library/golang:1.26
+# `make docker-build` builds, with CONTAINER_TOOL, the files `make image`
+# builds: it compiles the same static manager and has hack/image write the
+# image's files as one tar (-rootfs-out, from the same layers as `make
+# image`'s archive), which the Dockerfile, FROM scratch with no RUN, ADDs.
+# There is no base image to pin by digest or patch, and the engine compiles
+# nothing. It builds for linux/$(IMAGE_ARCH) (the host's unless IMAGE_ARCH
+# says otherwise); IMAGE_CA_CERTS adds the CA bundle as for `make image`.
+# The tars are in DOCKER_DIR, where the Dockerfile ADDs them from
+# (.dockerignore sends only them as the build context): not a variable to
+# override.
+DOCKER_DIR := bin/docker
+# docker-rootfs builds, for each platform of $(1) (linux/<arch>[/<variant>],
+# comma-separated as PLATFORMS), the static manager with `make image`'s
+# flags and $(DOCKER_DIR)/rootfs-linux-<arch>.tar.
+docker-rootfs = mkdir -p "$(DOCKER_DIR)" && for platform in $$(echo "$(1)" | tr , ' '); do \
+	arch=$${platform\#linux/}; arch=$${arch%%/*}; \
+	CGO_ENABLED=0 GOOS=linux GOARCH=$$arch go build -trimpath -ldflags "-s -w $(LDFLAGS)" \
+		-o "$(DOCKER_DIR)/manager-linux-$$arch" ./cmd && \
+	$(IMAGE_BUILDER) -binary "$(abspath $(DOCKER_DIR))/manager-linux-$$arch" \
+		-rootfs-out "$(abspath $(DOCKER_DIR))/rootfs-linux-$$arch.tar" -created "$(SOURCE_DATE_EPOCH)" \
+		-ca-certs "$(if $(IMAGE_CA_CERTS),$(abspath $(IMAGE_CA_CERTS)))" || exit 1; \
+	done
+# The labels the Dockerfile sets from build args, with `make image`'s values.
+DOCKER_LABEL_ARGS = --build-arg "VERSION=$(IMAGE_VERSION)" --build-arg "REVISION=$(REVISION)"
 .PHONY: docker-build
-docker-build: ## Build the image with CONTAINER_TOOL (needs Docker or podman; `make image` needs neither).
-	$(CONTAINER_TOOL) build $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE)) $(DOCKER_VERSION_ARGS) -t ${IMG} .
+docker-build: ## Build IMG with CONTAINER_TOOL from the Dockerfile: `make image`'s files, no base image (needs Docker or podman; `make image` needs neither).
+	$(call docker-rootfs,linux/$(IMAGE_ARCH))
+	$(CONTAINER_TOOL) build --platform linux/$(IMAGE_ARCH) $(DOCKER_LABEL_ARGS) -t ${IMG} .
 
 .PHONY: docker-push
 docker-push: ## Push IMG with CONTAINER_TOOL (needs Docker or podman and a registry).
@@ -567,16 +583,16 @@ docker-push: ## Push IMG with CONTAINER_TOOL (needs Docker or podman and a regis
 # - have enabled BuildKit. More info: https://docs.docker.com/develop/develop-images/build_enhancements/
 # - be able to push the image to your registry (i.e. if you do not set a valid value via IMG=<myregistry/image:<tag>> then the export will fail)
 # To adequately provide solutions that are compatible with multiple platforms, you should consider using this option.
+# The Dockerfile has no RUN, so no platform needs emulation: each one's
+# rootfs tar (its manager cross-compiled here) is ADDed as it is.
 PLATFORMS ?= linux/arm64,linux/amd64,linux/s390x,linux/ppc64le
 .PHONY: docker-buildx
-docker-buildx: ## Build and push IMG for PLATFORMS with docker buildx (needs Docker and a registry).
-	# copy existing Dockerfile and insert --platform=${BUILDPLATFORM} into Dockerfile.cross, and preserve the original Dockerfile
-	sed -e '1 s/\(^FROM\)/FROM --platform=\$$\{BUILDPLATFORM\}/; t' -e ' 1,// s//FROM --platform=\$$\{BUILDPLATFORM\}/' Dockerfile > Dockerfile.cross
+docker-buildx: ## Build and push IMG for PLATFORMS with docker buildx, `make image`'s files for each (needs Docker and a registry).
+	$(call docker-rootfs,$(PLATFORMS))
 	- $(CONTAINER_TOOL) buildx create --name sunstrider-operator-builder
 	$(CONTAINER_TOOL) buildx use sunstrider-operator-builder
-	- $(CONTAINER_TOOL) buildx build --push --platform=$(PLATFORMS) $(if $(BASE_IMAGE),--build-arg BASE_IMAGE=$(BASE_IMAGE)) $(DOCKER_VERSION_ARGS) --tag ${IMG} -f Dockerfile.cross .
+	- $(CONTAINER_TOOL) buildx build --push --platform=$(PLATFORMS) $(DOCKER_LABEL_ARGS) --tag ${IMG} .
 	- $(CONTAINER_TOOL) buildx rm sunstrider-operator-builder
-	rm Dockerfile.cross
 
 .PHONY: build-installer
 build-installer: manifests generate kustomize ## Write dist/install.yaml: CRDs, RBAC, webhooks and the Deployment for IMG, one file to kubectl apply.

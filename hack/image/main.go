@@ -45,6 +45,13 @@ limitations under the License.
 // always pushes those: the manifest digest index.json names is then the
 // digest the registry gets, printed by this command.
 //
+// With -rootfs-out FILE it writes, besides -out or instead of it, the files
+// of the image's layers as one plain (uncompressed) tar: the base layer's
+// entries, then the binary, each with the layer's header (mode, owner,
+// -created as mtime) and content. The Dockerfile ADDs it to scratch
+// (`make docker-build`), so a container engine builds an image with the
+// same files as the archive's, and no base image to pull, pin or patch.
+//
 // With -index DIR and a comma-separated -binary, one per platform, it writes
 // instead the release's multi-arch image (`make release`, index.go): an OCI
 // image layout directory holding an OCI index over one image per binary
@@ -124,7 +131,7 @@ type Result struct {
 
 func main() {
 	var o Options
-	var out, index, sbomOut, created string
+	var out, rootfsOut, index, sbomOut, created string
 	flag.StringVar(&o.Binary, "binary", "bin/image/manager",
 		"static Linux binary (CGO_ENABLED=0) that becomes -entrypoint"+
 			"; with -index, a comma-separated list, one per platform")
@@ -134,6 +141,8 @@ func main() {
 		"PEM bundle copied to "+CACertsPath+" (e.g. /etc/ssl/certs/ca-certificates.crt; empty: none)")
 	flag.StringVar(&o.Tag, "tag", "sunstrider-operator:dev", "the image's name in the archive")
 	flag.StringVar(&out, "out", "", "the archive to write (an OCI image layout and docker save tar)")
+	flag.StringVar(&rootfsOut, "rootfs-out", "",
+		"besides -out or instead of it: a plain tar of the files of the image's layers to write (what the Dockerfile ADDs)")
 	flag.StringVar(&index, "index", "",
 		"instead of -out: the OCI image layout directory to write, an index over -binary's images and their SBOM (index.go)")
 	flag.StringVar(&sbomOut, "sbom-out", "", "with -index: also write the SBOM to this file")
@@ -147,7 +156,7 @@ func main() {
 	flag.StringVar(&o.Revision, "revision", "", "label "+labelPrefix+"revision (the git commit)")
 	flag.Parse()
 
-	run := func() error { return run(o, out, created) }
+	run := func() error { return run(o, out, rootfsOut, created) }
 	if index != "" {
 		run = func() error { return runIndex(o, index, sbomOut, created) }
 	}
@@ -157,37 +166,61 @@ func main() {
 	}
 }
 
-func run(o Options, out, created string) error {
-	if out == "" {
-		return errors.New("-out is required")
+func run(o Options, out, rootfsOut, created string) error {
+	if out == "" && rootfsOut == "" {
+		return errors.New("-out or -rootfs-out is required")
 	}
 	t, err := ParseTime(created)
 	if err != nil {
 		return err
 	}
 	o.Created = t
-	if err := os.MkdirAll(path.Dir(out), 0o755); err != nil {
+	// One build for both outputs: the rootfs is then the archive's layers,
+	// not a second build's that could differ.
+	img, platform, err := Build(o)
+	if err != nil {
 		return err
 	}
-	tmp := out + ".tmp"
+	if out != "" {
+		var res Result
+		if err := writeFile(out, func(w io.Writer) (err error) {
+			res, err = writeBuilt(w, img, platform, o)
+			return err
+		}); err != nil {
+			return err
+		}
+		fmt.Printf("%s: %s %s/%s, %.1f MB compressed\n  digest   %s\n  image ID %s\n",
+			out, o.Tag, res.Platform.OS, res.Platform.Architecture, float64(res.Size)/1e6, res.Digest, res.ImageID)
+	}
+	if rootfsOut != "" {
+		if err := writeFile(rootfsOut, func(w io.Writer) error { return WriteRootfs(w, img) }); err != nil {
+			return err
+		}
+		fmt.Printf("%s: the files of the image's layers, %s/%s\n", rootfsOut, platform.OS, platform.Architecture)
+	}
+	return nil
+}
+
+// writeFile writes file through a temporary file renamed into place, so a
+// failed or interrupted build leaves no partial file under that name.
+func writeFile(file string, write func(io.Writer) error) error {
+	if err := os.MkdirAll(path.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp := file + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	res, err := Write(f, o)
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
-		return err
+		return fmt.Errorf("%s: %w", file, err)
 	}
-	if err := os.Rename(tmp, out); err != nil {
-		return err
-	}
-	fmt.Printf("%s: %s %s/%s, %.1f MB compressed\n  digest   %s\n  image ID %s\n",
-		out, o.Tag, res.Platform.OS, res.Platform.Architecture, float64(res.Size)/1e6, res.Digest, res.ImageID)
-	return nil
+	return os.Rename(tmp, file)
 }
 
 // ParseTime reads seconds since the epoch (SOURCE_DATE_EPOCH) or RFC 3339.
@@ -209,7 +242,13 @@ func Write(w io.Writer, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return writeBuilt(w, img, platform, o)
+}
+
+// writeBuilt writes img, built by Build from o, as Write does.
+func writeBuilt(w io.Writer, img v1.Image, platform v1.Platform, o Options) (Result, error) {
 	res := Result{Platform: platform}
+	var err error
 	if res.Digest, err = img.Digest(); err != nil {
 		return Result{}, err
 	}
@@ -301,6 +340,51 @@ func Build(o Options) (v1.Image, v1.Platform, error) {
 		img = mutate.ConfigMediaType(mutate.MediaType(img, types.OCIManifestSchema1), types.OCIConfigJSON)
 	}
 	return img, platform, nil
+}
+
+// WriteRootfs writes the files of img's layers, layer after layer, to w as
+// one uncompressed tar, each entry with its header (name, type, mode, owner,
+// mtime) and content as the layer has it. The Dockerfile ADDs it to scratch:
+// the engine unpacks it keeping modes and owners, which gives the image the
+// files of img. Build's layers never hold the same path twice and have no
+// whiteouts, so their entries one after the other are the image's
+// filesystem.
+func WriteRootfs(w io.Writer, img v1.Image) error {
+	layers, err := img.Layers()
+	if err != nil {
+		return err
+	}
+	tw := tar.NewWriter(w)
+	for _, l := range layers {
+		if err := copyEntries(tw, l); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
+}
+
+func copyEntries(tw *tar.Writer, l v1.Layer) error {
+	rc, err := l.Uncompressed()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rc.Close() }()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading a layer: %w", err)
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			return err
+		}
+	}
 }
 
 // entrypointPath checks -entrypoint: an absolute path to a file directly

@@ -15,8 +15,8 @@ limitations under the License.
 */
 
 // Package version names the build of the operator: the release's semantic
-// version and the git commit it was built from. `make build`, `make run` and
-// the Dockerfile set them at link time (the Makefile's LDFLAGS):
+// version and the git commit it was built from. `make build`, `make run`,
+// `make image` and `make docker-build` set them at link time (the Makefile's LDFLAGS):
 //
 //	-X sunstrider.cn/operator/internal/version.Version=$(VERSION)      # the VERSION file, e.g. 0.2.0
 //	-X sunstrider.cn/operator/internal/version.Revision=$(REVISION)    # git rev-parse HEAD

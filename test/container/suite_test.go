@@ -2,7 +2,9 @@
 
 // Package container runs the shipped image as the Helm chart's Pod would run
 // it, which no other suite does: they run the manager as a host process, and
-// kwok marks the chart's Pods Ready without running them.
+// kwok marks the chart's Pods Ready without running them. It also builds
+// the Dockerfile with podman (`make docker-build`) and checks it gives the
+// files of `make image`.
 //
 // `make test-container` builds the image (`make image`) and runs this suite,
 // which starts a local cluster of its own (hack/dev-cluster.sh, its own name
