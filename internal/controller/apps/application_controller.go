@@ -1,6 +1,7 @@
 package apps
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -43,6 +44,10 @@ type ApplicationReconciler struct {
 	// ConflictRecheck is how often an Application blocked by a foreign
 	// child looks again; settings.DefaultConflictRecheckInterval when zero.
 	ConflictRecheck time.Duration
+	// StatusBatch is how long a status write that changes no condition may
+	// be put off; StatusBatch (the package's) when zero. The envtest suite
+	// shortens it: its tests wait for such writes, users do not.
+	StatusBatch time.Duration
 	// Settings, when set, are the live operator settings
 	// (OperatorConfiguration): their conflict recheck interval replaces
 	// ConflictRecheck.
@@ -125,7 +130,7 @@ func (r *ApplicationReconciler) kind() *controllers.Kind[*sunappsv1.Application,
 		ComputeStatus: func(app *sunappsv1.Application, s *applicationScope) {
 			app.Status = computeStatus(app, &s.observation)
 		},
-		Batch: StatusBatch,
+		Batch: cmp.Or(r.StatusBatch, StatusBatch),
 		Wrote: wroteStatus,
 		Gone: func(_ context.Context, key types.NamespacedName) {
 			metrics.ApplicationReady.Forget(key)

@@ -3,6 +3,7 @@ package apps
 import (
 	"os"
 	"testing"
+	"time"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -38,6 +39,9 @@ func TestMain(m *testing.M) {
 	os.Exit(suite.Run(m))
 }
 
+// testStatusBatch is the suite's ApplicationReconciler.StatusBatch.
+const testStatusBatch = time.Second
+
 func setupApplicationController(mgr ctrl.Manager) error {
 	reconciler = &ApplicationReconciler{
 		Client:    mgr.GetClient(),
@@ -46,6 +50,10 @@ func setupApplicationController(mgr ctrl.Manager) error {
 		// Production's cache holds no foreign child: a conflict is seen to
 		// end by a recheck, made short here.
 		ConflictRecheck: testutil.ConflictRecheck,
+		// The tests wait for the status writes put off (a rollout's
+		// counters, a hand edit of them put right): a shorter window than
+		// production's, still a window.
+		StatusBatch: testStatusBatch,
 	}
 	return reconciler.SetupWithManager(mgr)
 }
