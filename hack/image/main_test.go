@@ -128,17 +128,25 @@ func files(t *testing.T, img v1.Image) map[string]entry {
 	return all
 }
 
+// caBundle writes a PEM file for -ca-certs and returns its path and
+// content.
+func caBundle(t *testing.T) (string, []byte) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "ca.crt")
+	pem := []byte("-----BEGIN CERTIFICATE-----\nnot really\n-----END CERTIFICATE-----\n")
+	if err := os.WriteFile(file, pem, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file, pem
+}
+
 func TestImage(t *testing.T) {
 	bin := staticBinary(t)
 	binData, err := os.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	certs := filepath.Join(t.TempDir(), "ca.crt")
-	pem := []byte("-----BEGIN CERTIFICATE-----\nnot really\n-----END CERTIFICATE-----\n")
-	if err := os.WriteFile(certs, pem, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	certs, pem := caBundle(t)
 	o := Options{
 		Binary: bin, CACerts: certs, Tag: "example.com/sunstrider-operator:0.2.0_abc1234",
 		Created: time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC),

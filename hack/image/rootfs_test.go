@@ -101,11 +101,7 @@ func TestRootfs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	certs := filepath.Join(t.TempDir(), "ca.crt")
-	pem := []byte("-----BEGIN CERTIFICATE-----\nnot really\n-----END CERTIFICATE-----\n")
-	if err := os.WriteFile(certs, pem, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	certs, pem := caBundle(t)
 	const created = "1764547200"
 	mtime := time.Unix(1764547200, 0).UTC()
 	base := []string{"etc/", "etc/group", "etc/passwd"}
