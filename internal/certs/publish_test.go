@@ -45,13 +45,16 @@ func TestPublishCACopiesTheMountedCA(t *testing.T) {
 		g.Expect(cl.client.Get(ctx, client.ObjectKey{Namespace: namespace, Name: caConfigMapName}, cm)).To(Succeed())
 		return cm.Data["ca.crt"]
 	}
-	// The publisher is a leader's runnable checking every 100 ms: once the
-	// manager is elected it runs, so the window below sees it at work.
-	g.Eventually(mgr.Elected(), 10*time.Second).Should(BeClosed(), "the manager leads")
+	// The publisher, a leader's runnable, checks every 100 ms: the window
+	// starts once it has checked, and it must check again within it.
+	caFile := filepath.Join(certDir, "ca.crt")
+	g.Eventually(func() int { return noCA.checks(caFile) }, 10*time.Second).ShouldNot(BeZero(), "the publisher checks")
+	checked := noCA.checks(caFile)
 	g.Consistently(published, time.Second, 100*time.Millisecond).Should(BeEmpty(), "no ca.crt, nothing published")
+	g.Expect(noCA.checks(caFile)).To(BeNumerically(">", checked), "the publisher checked during the window")
 	for _, names := range [][]string{{"first"}, {"renewed"}} {
 		ca, _, _, _ := legacyCertificates(t, names)
-		g.Expect(os.WriteFile(filepath.Join(certDir, "ca.crt"), ca, 0o600)).To(Succeed())
+		g.Expect(os.WriteFile(caFile, ca, 0o600)).To(Succeed())
 		g.Eventually(published, 10*time.Second, 100*time.Millisecond).Should(Equal(string(ca)))
 	}
 }
