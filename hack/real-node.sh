@@ -56,7 +56,10 @@ need_root() {
 }
 
 ctr() { "$NODE_BIN/ctr" --address "$SOCK" -n k8s.io "$@"; }
-crictl() { "$NODE_BIN/crictl" --runtime-endpoint "unix://$SOCK" --image-endpoint "unix://$SOCK" "$@"; }
+# --timeout: crictl gives each call 2 s by default; a stop (the runtime
+# signals, waits, then kills and reaps) can take longer on a busy machine,
+# and the call then fails although the runtime carries it out.
+crictl() { "$NODE_BIN/crictl" --timeout 30s --runtime-endpoint "unix://$SOCK" --image-endpoint "unix://$SOCK" "$@"; }
 
 # Debian's runc (crun refuses this kernel's cgroups), iptables and conntrack.
 host_packages() {
